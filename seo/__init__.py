@@ -1,0 +1,1 @@
+"""SEO for a Chinese-first technical blog: meta tags, keyword analysis, page audit, sitemaps, submission."""
