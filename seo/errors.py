@@ -1,10 +1,14 @@
 """The one exception hierarchy of the `seo` package.
 
-    SeoError
-    ├── ConfigError           bad plugin options or front matter (names the file)
-    ├── AuditError            the audit cannot read the site it was given
-    ├── SitemapError          a sitemap cannot be written or read
-    └── SubmitError           a search engine refused a submission
+SeoError
+├── ConfigError           bad plugin options or front matter (names the file)
+├── AuditError            the audit cannot read the site it was given
+├── SitemapError          a sitemap cannot be written or read
+└── SubmitError           a search engine refused a submission
+    ├── EngineRefusedError        the engine answered no (token, site, key)
+    ├── EngineUnavailableError    no usable answer after retries
+    │   └── EngineUnreachableError    one request got no HTTP answer
+    └── SubmitStateError          the state file is unreadable
 """
 
 from __future__ import annotations
@@ -28,3 +32,22 @@ class SitemapError(SeoError):
 
 class SubmitError(SeoError):
     """A submission to a search engine failed in a way the user must act on."""
+
+
+# --- submission (seo/submit/) ---------------------------------------------------------------------
+
+
+class EngineRefusedError(SubmitError):
+    """The engine answered and said no (bad token, unverified site, key mismatch): fix the input."""
+
+
+class EngineUnavailableError(SubmitError):
+    """No usable answer after bounded retries (5xx, 429, timeouts): try again later."""
+
+
+class EngineUnreachableError(EngineUnavailableError):
+    """One request got no HTTP answer at all (connection refused, timeout); the message is redacted."""
+
+
+class SubmitStateError(SubmitError):
+    """The submission state file cannot be read or written (names the file)."""

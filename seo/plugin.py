@@ -1,0 +1,132 @@
+"""MkDocs plugin `seo`: hooks that hand each step to the module that does it."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin
+
+from seo import audit, feed, meta, pages, panel, robots, sitemap
+from seo.config import SeoConfig
+from seo.errors import SeoError
+from seo.rules import ERROR, WARNING
+from seo.submit import indexnow
+
+log = logging.getLogger("mkdocs.plugins.seo")
+
+
+class SeoPlugin(BasePlugin[SeoConfig]):
+    """Head tags on every page; sitemaps, robots.txt, feed and the audit after the build."""
+
+    serving = False  # until on_startup says the command is `serve`
+
+    def on_startup(self, *, command, dirty):
+        self.serving = command == "serve"  # only `serve` shows the draft banner and the SEO panel
+
+    def on_config(self, config):
+        if not config.site_url:
+            raise PluginError("seo: set site_url in mkdocs.yml; canonical URLs and sitemaps need it")
+        url = config.site_url if config.site_url.endswith("/") else config.site_url + "/"
+        root = Path(config.config_file_path).parent if config.config_file_path else Path.cwd()
+        verification = {
+            name: value
+            for name, value in (
+                ("baidu-site-verification", self.config.seo_baidu_verification),
+                ("google-site-verification", self.config.seo_google_verification),
+            )
+            if value
+        }
+        self.site = pages.Site(
+            url=url,
+            name=config.site_name,
+            description=config.site_description or config.site_name,
+            author=self.config.seo_author or config.site_author or config.site_name,
+            lang=self.config.seo_lang,
+            repo=root,
+            snippets_dir=root / self.config.seo_snippets_dir,
+            results_dir=root / self.config.seo_results_dir,
+            default_image=self.config.seo_default_image,
+            verification=verification,
+            feed=url + feed.FEED_NAME if self.config.seo_feed else None,
+        )
+        return config
+
+    def on_pre_build(self, config):
+        self.records: list[pages.SitePage] = []
+
+    def on_post_page(self, output, page, config):
+        try:
+            head, record = pages.describe(page, self.site)
+        except SeoError as exc:
+            raise PluginError(f"seo: {exc}") from exc
+        self.records.append(record)
+        output = meta.inject(output, head)
+        if self.serving:
+            output = panel.decorate(output, page.file.dest_uri, draft=bool(page.meta.get("draft")),
+                                    post=record.is_post)
+        return output
+
+    def on_post_template(self, output_content, template_name, config):
+        if template_name == "404.html":  # an error page is never worth indexing
+            return output_content.replace("</head>", '<meta name="robots" content="noindex">\n</head>', 1)
+        return output_content
+
+    def on_post_build(self, config):
+        site_dir = Path(config.site_dir)
+        try:
+            if self.config.seo_sitemap:
+                self._write_sitemaps(site_dir)
+            if self.config.seo_feed:
+                self._write_feed(site_dir)
+            indexnow.write_key_file(site_dir, self.site.repo / self.config.seo_indexnow_key_file)
+            if self.config.seo_audit:
+                self._audit(site_dir)
+        except SeoError as exc:
+            raise PluginError(f"seo: {exc}") from exc
+
+    def _write_sitemaps(self, site_dir: Path) -> None:
+        dated = {r.url: r.lastmod for r in self.records if r.lastmod}
+
+        def newest(record: pages.SitePage):
+            """A view is as new as the newest post it lists."""
+            moments = [record.lastmod, *(dated.get(url) for url in record.post_urls)]
+            return max((m for m in moments if m), default=None)
+
+        urls = (sitemap.Url(r.url, newest(r)) for r in self.records if not r.noindex)
+        announced = sitemap.write(urls, site_dir, self.site.url, self.config.seo_sitemap_max_urls)
+        existing = site_dir / "robots.txt"  # the author's own, copied from docs_dir, is kept
+        current = existing.read_text(encoding="utf-8") if existing.is_file() else None
+        existing.write_text(robots.render(announced, current), encoding="utf-8")
+
+    def _write_feed(self, site_dir: Path) -> None:
+        entries = [
+            feed.Entry(r.title, r.url, r.description, r.published, r.lastmod)
+            for r in self.records
+            if r.is_post and not r.noindex and r.published
+        ]
+        feed.write(
+            entries, site_dir / feed.FEED_NAME, title=self.site.name, site_url=self.site.url,
+            author=self.site.author, lang=self.site.lang,
+        )  # fmt: skip
+
+    def _audit(self, site_dir: Path) -> None:
+        """Errors are logged as warnings, so `mkdocs build --strict` fails on them; warnings as info."""
+        report = audit.audit_site(site_dir)
+        for finding in report.findings:
+            line = f"{finding.page}: {finding.rule}: {finding.message}"
+            if finding.severity == ERROR:
+                log.warning("SEO error %s", line)
+            elif finding.severity == WARNING:
+                log.info("SEO warning %s", line)
+            else:
+                log.debug("SEO info %s", line)
+        errors = sum(f.severity == ERROR for f in report.findings)
+        log.info(
+            "SEO audit: %d pages, %d errors, %d findings in all (blog seo audit %s)",
+            len(report.pages),
+            errors,
+            len(report.findings),
+            site_dir,
+        )

@@ -1,0 +1,82 @@
+"""Small built sites for the submission tests: sitemaps (plain, gzipped, index), robots.txt, config.
+
+Written here rather than by the seo plugin, so the submission tests depend only on the sitemap format.
+"""
+
+from __future__ import annotations
+
+import gzip
+from datetime import date, timedelta
+from pathlib import Path
+from xml.sax.saxutils import escape
+
+from seo.submit.sitemaps import SitemapEntry
+
+SITE = "https://blog.example.com/"
+NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
+
+
+def pages(count: int, *, start: int = 0, site: str = SITE) -> list[SitemapEntry]:
+    """`count` posts whose lastmod falls one day apart, newest first (so newest-first order = list order)."""
+    newest = date(2026, 11, 1)
+    return [
+        SitemapEntry(f"{site}posts/p{i:05d}/", (newest - timedelta(days=i)).isoformat())
+        for i in range(start, start + count)
+    ]
+
+
+def urlset_xml(entries: list[SitemapEntry]) -> str:
+    rows = "".join(
+        f"  <url>\n    <loc>{escape(e.loc)}</loc>\n"
+        + (f"    <lastmod>{e.lastmod}</lastmod>\n" if e.lastmod else "")
+        + "  </url>\n"
+        for e in entries
+    )
+    return f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{NS}">\n{rows}</urlset>\n'
+
+
+def write_urlset(path: Path, entries: list[SitemapEntry], *, gz: bool = False) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = urlset_xml(entries).encode("utf-8")
+    path.write_bytes(gzip.compress(data) if gz else data)
+    return path
+
+
+def write_index(path: Path, child_urls: list[str]) -> Path:
+    rows = "".join(f"  <sitemap>\n    <loc>{escape(url)}</loc>\n  </sitemap>\n" for url in child_urls)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="{NS}">\n{rows}</sitemapindex>\n'
+    )
+    return path
+
+
+def write_robots(site_dir: Path, sitemap_url: str | None = f"{SITE}sitemap.xml") -> Path:
+    lines = ["User-agent: *", "Allow: /"] + ([f"Sitemap: {sitemap_url}"] if sitemap_url else [])
+    path = site_dir / "robots.txt"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def write_repo(root: Path, entries: list[SitemapEntry], *, key_file: str = "indexnow.key") -> Path:
+    """A repository with mkdocs.yml (MkDocs' python tags included), a built site/ and its sitemap."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "mkdocs.yml").write_text(
+        "site_name: 测试\n"
+        f"site_url: {SITE}\n"
+        "site_dir: site\n"
+        "markdown_extensions:\n"
+        "  - pymdownx.superfences:\n"
+        "      custom_fences:\n"
+        "        - name: mermaid\n"
+        "          class: mermaid\n"
+        "          format: !!python/name:pymdownx.superfences.fence_code_format\n"
+        "plugins:\n"
+        "  - search\n"
+        "  - seo:\n"
+        f"      seo_indexnow_key_file: {key_file}\n",
+        encoding="utf-8",
+    )
+    write_urlset(root / "site" / "sitemap.xml", entries)
+    write_robots(root / "site")
+    return root

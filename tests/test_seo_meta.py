@@ -1,0 +1,89 @@
+"""Head tags: one complete, escaped set replaces the theme's own."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+import lxml.html
+
+from seo.meta import PageMeta, inject, render_head
+
+HOSTILE = 'Say "hi" <script>alert(1)</script> & 图断裂'
+
+
+def _meta(**changes) -> PageMeta:
+    values = dict(
+        title=HOSTILE + " - 站点",
+        headline=HOSTILE,
+        description='描述 "quoted" <b>bold</b> & more',
+        canonical="https://blog.example.com/a/?x=1&y=2",
+        lang="zh-CN",
+        site_name="站点",
+        og_type="article",
+        keywords=("torch.compile", '"图断裂"'),
+        image="https://blog.example.com/c.png",
+        author="作者 <me>",
+        published=datetime(2024, 5, 2, tzinfo=UTC),
+        modified=datetime(2024, 6, 10, tzinfo=UTC),
+        verification={"baidu-site-verification": 'codeva-"x"'},
+    )
+    values.update(changes)
+    return PageMeta(**values)
+
+
+THEME_PAGE = """<!doctype html>
+<html lang="zh" class="no-js">
+<head>
+<meta charset="utf-8">
+<meta name="description" content="theme description">
+<link rel="canonical" href="https://old/">
+<title>theme title</title>
+</head>
+<body><h1>x</h1></body>
+</html>"""
+
+
+def test_values_with_quotes_and_script_are_escaped():
+    head = render_head(_meta())
+    assert "<script>alert" not in head
+    doc = lxml.html.document_fromstring(inject(THEME_PAGE, _meta()))
+    assert doc.findtext(".//title") == HOSTILE + " - 站点"
+    assert doc.xpath("//meta[@name='description']/@content") == ['描述 "quoted" <b>bold</b> & more']
+    assert doc.xpath("//meta[@property='og:title']/@content") == [HOSTILE]
+    assert doc.xpath("//link[@rel='canonical']/@href") == ["https://blog.example.com/a/?x=1&y=2"]
+    assert doc.xpath("//meta[@name='baidu-site-verification']/@content") == ['codeva-"x"']
+
+
+def test_jsonld_cannot_close_its_script_and_round_trips():
+    doc = lxml.html.document_fromstring(inject(THEME_PAGE, _meta()))
+    (script,) = doc.xpath("//script[@type='application/ld+json']")
+    assert "</script" not in script.text
+    data = json.loads(script.text)
+    assert data["@type"] == "BlogPosting"
+    assert data["headline"] == HOSTILE
+    assert data["author"]["name"] == "作者 <me>"
+    assert data["datePublished"].startswith("2024-05-02")
+    assert data["dateModified"].startswith("2024-06-10")
+    assert data["image"] == ["https://blog.example.com/c.png"]
+
+
+def test_theme_tags_are_replaced_not_duplicated():
+    doc = lxml.html.document_fromstring(inject(THEME_PAGE, _meta()))
+    assert len(doc.xpath("//title")) == 1
+    assert len(doc.xpath("//meta[@name='description']")) == 1
+    assert len(doc.xpath("//link[@rel='canonical']")) == 1
+    assert doc.get("lang") == "zh-CN"
+    assert doc.get("class") == "no-js"
+
+
+def test_baidu_no_transform_and_no_siteapp_always_present():
+    doc = lxml.html.document_fromstring(inject(THEME_PAGE, _meta(og_type="website")))
+    assert set(doc.xpath("//meta[@http-equiv='Cache-Control']/@content")) == {"no-transform", "no-siteapp"}
+    assert not doc.xpath("//script[@type='application/ld+json']")  # only posts are BlogPostings
+
+
+def test_keywords_only_where_given_and_noindex_for_drafts():
+    doc = lxml.html.document_fromstring(inject(THEME_PAGE, _meta(keywords=(), noindex=True)))
+    assert not doc.xpath("//meta[@name='keywords']")
+    assert doc.xpath("//meta[@name='robots']/@content") == ["noindex, follow"]

@@ -1,0 +1,179 @@
+"""`blog submit ENGINE`: configuration, the dry run that prints exactly what would be sent, exit codes."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fake_engines import FakeEngines
+from submit_sites import SITE, pages, write_index, write_repo, write_urlset
+
+from seo.errors import EngineRefusedError, SubmitError
+from seo.submit.base import Backoff
+from seo.submit.cli import load_mkdocs_config, register, seo_plugin_options, submit
+from seo.submit.indexnow import ensure_key, write_key_file
+from seo.submit.transport import UrllibTransport
+
+TOKEN = "BdTok-cli-5e6f7a8b"
+
+
+@pytest.fixture
+def engines() -> Iterator[FakeEngines]:
+    with FakeEngines() as server:
+        server.baidu_token = TOKEN
+        yield server
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return write_repo(tmp_path / "repo", pages(3))
+
+
+def parse(repo: Path, *argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="blog")
+    register(parser.add_subparsers())
+    return parser.parse_args(
+        ["submit", *argv, "--config", str(repo / "mkdocs.yml"), "--state", str(repo / ".blog" / "state.json")]
+    )
+
+
+def blog_submit(repo: Path, *argv: str, environ: dict[str, str] | None = None) -> None:
+    submit(
+        parse(repo, *argv),
+        transport=UrllibTransport(timeout_s=5),
+        backoff=Backoff(sleep=lambda s: None),
+        environ=environ if environ is not None else {"BAIDU_PUSH_TOKEN": TOKEN},
+    )
+
+
+def test_the_config_is_read_despite_mkdocs_python_tags(repo: Path) -> None:
+    config = load_mkdocs_config(repo / "mkdocs.yml")
+    assert config["site_url"] == SITE
+    assert seo_plugin_options(config) == {"seo_indexnow_key_file": "indexnow.key"}
+
+
+def test_a_baidu_dry_run_prints_exactly_the_request_a_real_run_sends_and_sends_nothing(
+    engines: FakeEngines, repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blog_submit(repo, "baidu", "--endpoint", f"{engines.url}/urls")
+    dry = capsys.readouterr().out
+    assert engines.requests == []
+    assert not (repo / ".blog" / "state.json").exists()
+    assert "dry run: 1 request(s) would be sent; add --yes to send them." in dry
+    assert "dry run: nothing was sent." in dry
+
+    blog_submit(repo, "baidu", "--endpoint", f"{engines.url}/urls", "--yes")
+    [push] = engines.seen("/urls")
+    sent = (
+        f"POST {engines.url}/urls?site=https://blog.example.com&token=***\n"
+        f"Content-Type: {push.headers['Content-Type']}\n\n{push.body.decode()}"
+    )
+    assert f"\n{sent}\n" in dry
+    assert TOKEN not in dry
+
+
+def test_an_indexnow_dry_run_prints_the_json_body_that_is_then_sent(
+    engines: FakeEngines, repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    engines.indexnow_key = ensure_key(repo / "indexnow.key")
+    write_key_file(repo / "site", repo / "indexnow.key")
+    blog_submit(repo, "indexnow", "--endpoint", f"{engines.url}/indexnow", "--limit", "2")
+    dry = capsys.readouterr().out
+    assert engines.requests == []
+    assert "1 held back by --limit" in dry
+
+    blog_submit(repo, "indexnow", "--endpoint", f"{engines.url}/indexnow", "--limit", "2", "--yes")
+    [post] = engines.seen("/indexnow")
+    assert post.json["urlList"] == [e.loc for e in pages(2)]
+    assert post.body.decode() in dry
+
+
+def test_indexnow_makes_its_key_once_and_asks_for_a_build_before_submitting(
+    engines: FakeEngines, repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SubmitError, match=r"does not publish the IndexNow key"):
+        blog_submit(repo, "indexnow", "--endpoint", f"{engines.url}/indexnow", "--yes")
+    assert "made a new key in" in capsys.readouterr().out
+    key = (repo / "indexnow.key").read_text().strip()
+    with pytest.raises(SubmitError):
+        blog_submit(repo, "indexnow", "--endpoint", f"{engines.url}/indexnow", "--yes")
+    assert (repo / "indexnow.key").read_text().strip() == key
+    assert "made a new key" not in capsys.readouterr().out
+    assert engines.requests == []
+
+
+def test_google_reads_a_gzipped_index_and_submits_its_url(
+    engines: FakeEngines, repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("google.oauth2.service_account")
+    write_urlset(repo / "site" / "sitemap-1.xml.gz", pages(2), gz=True)
+    write_urlset(repo / "site" / "sitemap-2.xml", pages(2, start=2))
+    write_index(repo / "site" / "sitemap.xml", [f"{SITE}sitemap-1.xml.gz", f"{SITE}sitemap-2.xml"])
+    blog_submit(repo, "google", "--endpoint", engines.url, "--credentials", str(tmp_path / "absent.json"))
+    dry = capsys.readouterr().out
+    assert "google: 4 URLs in the sitemap, 0 already accepted, 4 new or changed." in dry
+    assert (
+        f"PUT {engines.url}/webmasters/v3/sites/https%3A%2F%2Fblog.example.com%2F"
+        "/sitemaps/https%3A%2F%2Fblog.example.com%2Fsitemap.xml\nAuthorization: Bearer ***"
+    ) in dry
+    with pytest.raises(SubmitError, match=r"absent\.json: no such service-account key file"):
+        blog_submit(
+            repo, "google", "--endpoint", engines.url, "--credentials", str(tmp_path / "absent.json"), "--yes"
+        )
+    assert engines.requests == []
+
+
+def test_google_refuses_limit(repo: Path) -> None:
+    with pytest.raises(SubmitError, match="--limit does not apply to google"):
+        blog_submit(repo, "google", "--limit", "3")
+
+
+def test_site_overrides_site_url(engines: FakeEngines, repo: Path) -> None:
+    engines.baidu_site = "https://www.example.cn"
+    with pytest.raises(EngineRefusedError, match="site error"):  # Baidu knows this site by another name
+        blog_submit(
+            repo, "baidu", "--endpoint", f"{engines.url}/urls", "--site", "https://other.example/", "--yes"
+        )
+    assert engines.seen("/urls")[0].query["site"] == "https://other.example"
+
+
+def test_the_baidu_token_file_must_lie_outside_the_repository(
+    engines: FakeEngines, repo: Path, tmp_path: Path
+) -> None:
+    inside = repo / "token.txt"
+    inside.write_text(TOKEN)
+    with pytest.raises(SubmitError, match="keep the token file outside the repository"):
+        blog_submit(repo, "baidu", "--token-file", str(inside), environ={})
+    outside = tmp_path / "secrets" / "baidu-token"
+    outside.parent.mkdir()
+    outside.write_text(TOKEN + "\n")
+    blog_submit(
+        repo, "baidu", "--endpoint", f"{engines.url}/urls", "--token-file", str(outside), "--yes", environ={}
+    )
+    assert engines.seen("/urls")[0].query["token"] == TOKEN
+
+
+def test_sending_to_baidu_without_a_token_is_refused_before_any_request(
+    engines: FakeEngines, repo: Path
+) -> None:
+    with pytest.raises(SubmitError, match="no push token: set BAIDU_PUSH_TOKEN or pass --token-file"):
+        blog_submit(repo, "baidu", "--endpoint", f"{engines.url}/urls", "--yes", environ={})
+    assert engines.requests == []
+
+
+def test_the_blog_command_exits_0_on_a_dry_run_and_2_on_a_bad_token_that_it_never_prints(
+    engines: FakeEngines, repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from generator.cli import main
+
+    monkeypatch.setenv("BAIDU_PUSH_TOKEN", TOKEN)
+    common = ["--config", str(repo / "mkdocs.yml"), "--state", str(repo / ".blog" / "s.json")]
+    assert main(["submit", "baidu", "--endpoint", f"{engines.url}/urls", *common]) == 0
+    engines.baidu_token = "another-token"
+    assert main(["submit", "baidu", "--endpoint", f"{engines.url}/urls", "--yes", *common]) == 2
+    captured = capsys.readouterr()
+    assert "blog: error: baidu: POST" in captured.err and "401 token is not valid" in captured.err
+    assert TOKEN not in captured.out + captured.err
+    assert not (repo / ".blog" / "s.json").exists()  # nothing was accepted, so nothing was written
