@@ -11,7 +11,6 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e '.[test,google]'
-	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 	touch $(STAMP)
 
 site: $(STAMP)
@@ -20,9 +19,14 @@ site: $(STAMP)
 serve: $(STAMP)
 	$(BIN)/mkdocs serve
 
-# Debian's chromium for the preview tests (Playwright drives it; no browser download).
+# Debian's chromium for the preview tests (Playwright drives it by path; never `playwright install`),
+# and a CJK font so that screenshots show the Chinese text. apt-get needs root: sudo when not root.
+BROWSER_PKGS := chromium fonts-wqy-zenhei
 browser:
-	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+	@dpkg -s $(BROWSER_PKGS) >/dev/null 2>&1 || { \
+	  sudo=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+	  $$sudo apt-get update -qq && \
+	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BROWSER_PKGS) >/dev/null; }
 
 test: $(STAMP) browser
 	$(BIN)/ruff check .

@@ -14,7 +14,9 @@ def build_parser() -> argparse.ArgumentParser:
     from generator import commands, scaffold
     from seo import cli as seo_cli
 
-    parser = argparse.ArgumentParser(prog="blog", description="Executable snippets, posts and SEO for the blog.")
+    parser = argparse.ArgumentParser(
+        prog="blog", description="Executable snippets, posts and SEO for the blog."
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for register in (commands.register, scaffold.register, seo_cli.register):
         register(sub)

@@ -1,9 +1,178 @@
-"""`blog run`, `blog status` and `blog show`: the snippet engine on the command line."""
+"""`blog run`, `blog status` and `blog show`: the snippet engine on the command line.
+
+Exit codes: 0 success, 1 a snippet failed (run) or is stale/missing (status), 2 bad input (from cli.py).
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from generator import device, resolve
+from generator.engine import Engine, Settings
+from generator.render import provenance_line
+from generator.runner import RunResult
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the snippet commands to `blog`."""
+    run = sub.add_parser("run", help="execute snippets and store their results")
+    run.add_argument("snippets", nargs="*", metavar="SNIPPET", help="snippet stems or paths (default: all)")
+    run.add_argument("--force", action="store_true", help="run even when a fresh result exists")
+    run.add_argument("--device", choices=device.DEVICES, default="auto",
+                     help="where to run: auto (a GPU when there is one), cpu or cuda")
+    run.add_argument("--mode", choices=resolve.MODES, default=None,
+                     help=f"auto (default), frozen, force or off; default from ${resolve.MODE_ENV}")
+    run.add_argument("--timeout-cell", type=float, default=600, metavar="S", help="per-cell timeout (600 s)")
+    run.add_argument("--timeout-snippet", type=float, default=1800, metavar="S",
+                     help="per-snippet timeout (1800 s); a snippet header's blog: {timeout: N} overrides")
+    _locations(run)
+    run.set_defaults(handler=cmd_run)
+
+    status = sub.add_parser("status", help="list snippets with fresh, stale or missing results")
+    status.add_argument("snippets", nargs="*", metavar="SNIPPET")
+    _locations(status)
+    status.set_defaults(handler=cmd_status)
+
+    show = sub.add_parser("show", help="show a snippet's cells, stored result and provenance")
+    show.add_argument("snippet", metavar="SNIPPET")
+    show.add_argument("--json", action="store_true", help="print the shown result file as JSON")
+    _locations(show)
+    show.set_defaults(handler=cmd_show)
+
+
+def _locations(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--snippets-dir", type=Path, default=Path("snippets"), help="default: snippets")
+    parser.add_argument("--results-dir", type=Path, default=None, help="default: SNIPPETS_DIR/_results")
+
+
+def _engine(args: argparse.Namespace, mode: str = "frozen") -> Engine:
+    snippets_dir = args.snippets_dir.resolve()
+    results_dir = (args.results_dir or args.snippets_dir / "_results").resolve()
+    settings = Settings(snippets_dir=snippets_dir, results_dir=results_dir, mode=mode,
+                        device=getattr(args, "device", "auto"),
+                        cell_timeout=getattr(args, "timeout_cell", None) or None,
+                        snippet_timeout=getattr(args, "timeout_snippet", None) or None)
+    return Engine(settings)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """Run what the mode says needs running; exit 1 when any snippet failed."""
+    mode = "force" if args.force else (args.mode or resolve.mode("auto"))
+    engine = _engine(args, mode)
+    snippets = [engine.snippet(name) for name in (args.snippets or engine.stems())]
+    console = Console(stderr=True, width=None if sys.stderr.isatty() or os.environ.get("COLUMNS") else 160)
+    todo = [s for s in snippets if engine.needs_run(s)]
+    for s in snippets:
+        if s not in todo:
+            why = "mode " + mode if mode in ("frozen", "off") else "fresh result exists"
+            console.print(f"[dim]skip[/] {s.stem} ({why}; --force to re-run)")
+    failures: list[RunResult] = []
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console, transient=True) as bar:
+        overall = bar.add_task(f"snippets on {engine.device_class}", total=len(todo))
+        for s in todo:
+            task = bar.add_task(f"  {s.stem}", total=len(s.code_cells))
+            outcome = engine.run(s, progress=lambda _c, done, _t, task=task: bar.update(task, completed=done))
+            bar.remove_task(task)
+            bar.advance(overall)
+            if outcome.ok:
+                stored = _rel(engine.store.path(s.stem, engine.device_class))
+                console.print(f"[green]ok[/]   {s.stem} on {engine.device_class} "
+                              f"in {outcome.duration_s:.1f} s -> {stored}")
+            else:
+                failures.append(outcome)
+                console.print(f"[red]FAIL[/] {outcome.error}", highlight=False)
+                if outcome.traceback:
+                    console.print(outcome.traceback, markup=False, highlight=False)
+                kept = engine.store.path(s.stem, engine.device_class)
+                if kept.exists():
+                    console.print(f"     the previous result {_rel(kept)} was kept")
+    if failures:
+        console.print(f"[red]{len(failures)} of {len(todo)} snippet(s) failed[/]")
+    return 1 if failures else 0
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    """A table of every snippet's results; exit 1 when any snippet shows a stale or missing result."""
+    engine = _engine(args)
+    table = Table(title=f"snippets (this machine: {engine.device_class})")
+    for column in ("snippet", "device class", "state"):
+        table.add_column(column, no_wrap=True)
+    table.add_column("why", overflow="fold", ratio=1)
+    for column in ("ran at (UTC)", "duration", "shown"):
+        table.add_column(column, no_wrap=True)
+    bad = 0
+    for name in args.snippets or engine.stems():
+        snip = engine.snippet(name)
+        shown = engine.shown(snip)
+        bad += shown.state != "fresh"
+        for st in engine.status(snip):
+            colour = {"fresh": "green", "stale": "yellow", "missing": "red"}[st.state]
+            duration = (st.result or {}).get("provenance", {}).get("duration_s")
+            is_shown = st.device_class == shown.device_class and st.result is shown.result
+            table.add_row(snip.stem, st.device_class, f"[{colour}]{st.state}[/]",
+                          st.why if st.state != "fresh" else "", st.ran_at.replace("T", " ")[:16],
+                          f"{duration:.1f} s" if duration is not None else "", "yes" if is_shown else "")
+    _console().print(table)
+    return 1 if bad else 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    """A snippet's cells and the result a post would show, with provenance."""
+    engine = _engine(args)
+    snip = engine.snippet(args.snippet)
+    shown = engine.shown(snip)
+    if args.json:
+        print(json.dumps(shown.result, indent=1, sort_keys=True, ensure_ascii=False))
+        return 0 if shown.result else 1
+    console = _console()
+    console.print(f"[bold]{snip.where}[/]  key {snip.key[:12]}")
+    outputs = {c["name"]: c for c in (shown.result or {}).get("cells", [])}
+    for cell in snip.code_cells:
+        flags = " ".join(f for f in ("raises", "hide") if getattr(cell, f))
+        console.print(f"\n[cyan]cell {cell.key}[/] (line {cell.line}) {flags}")
+        console.print(cell.source, markup=False, highlight=False)
+        for out in outputs.get(cell.key, {}).get("outputs", []):
+            console.print(_plain(out), markup=False, highlight=False, style="dim")
+    console.print(f"\n[bold]shown result[/]: {shown.device_class} {shown.state} {shown.why}")
+    if shown.result:
+        console.print(provenance_line(shown.result), markup=False)
+        for kind in ("values", "tables", "charts"):
+            names = ", ".join(shown.result.get(kind, {})) or "-"
+            console.print(f"{kind}: {names}", markup=False)
+        for name, rec in shown.result.get("values", {}).items():
+            console.print(f"  {name} = {rec['value']!r} {rec.get('unit') or ''}", markup=False)
+    return 0 if shown.state == "fresh" else 1
+
+
+def _console() -> Console:
+    """Stdout; wide when it is not a terminal, so tables in logs and pipes do not wrap."""
+    return Console(width=None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 160)
+
+
+def _plain(out: dict[str, Any]) -> str:
+    if out["type"] == "stream":
+        return out["text"].rstrip("\n")
+    if out["type"] == "error":
+        return out["traceback"]
+    data = out["data"]
+    for mime in ("text/plain", "text/markdown", "text/html"):
+        if mime in data:
+            return data[mime]
+    return f"[{', '.join(data)}]"
+
+
+def _rel(path: Path) -> str:
+    try:
+        return path.relative_to(Path.cwd()).as_posix()
+    except ValueError:
+        return str(path)

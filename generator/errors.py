@@ -5,7 +5,8 @@
     ├── ExecutionError        a snippet ran and failed, timed out or its kernel died
     ├── StoreError            the results store cannot be read or written
     ├── LockError             another `blog run` holds the store
-    └── EmbedError            a post refers to something unknown (names post and line)
+    ├── EmbedError            a post refers to something unknown (names post and line)
+    └── ScaffoldError         `blog new` would overwrite a file or cannot name the post
 """
 
 from __future__ import annotations
@@ -33,3 +34,7 @@ class LockError(StoreError):
 
 class EmbedError(GeneratorError):
     """A post's embed names an unknown snippet, cell or value; the message names the post and line."""
+
+
+class ScaffoldError(GeneratorError):
+    """`blog new` refuses to overwrite an existing post or snippet, or has no usable slug."""

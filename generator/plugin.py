@@ -1,0 +1,89 @@
+"""MkDocs plugin `snippets`: hooks that hand each build to ``generator.build.Build``.
+
+Collaborators stay reachable for wiring: ``self.engine`` (runs snippets, reads the store) and
+``self.build`` (the current build's state).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, TypeVar
+
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin
+
+from generator import render, resolve
+from generator.build import STYLESHEET, Build
+from generator.config import SnippetsConfig
+from generator.engine import Engine, Settings
+from generator.errors import GeneratorError
+from generator.preview import SnippetPreview
+
+T = TypeVar("T")
+
+
+class SnippetsPlugin(BasePlugin[SnippetsConfig]):
+    """Embed executed snippet results into posts."""
+
+    engine: Engine | None = None
+    build: Build | None = None
+    serving = False
+    preview: SnippetPreview | None = None  # serve only: runs saved snippets in the background
+
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        self.serving = command == "serve"
+
+    def on_config(self, config: Any) -> Any:
+        project = Path(config.config_file_path or ".").resolve().parent
+        options = _guard(lambda: settings(self.config, project))
+        if self.preview is not None:  # rebuilds while serving only read; the preview executes
+            options = replace(options, mode="frozen")
+        self.engine = _guard(lambda: Engine(options))
+        self.build = Build(self.engine, project)
+        config.extra_css.append(STYLESHEET)
+        return config
+
+    def on_serve(self, server: Any, config: Any, builder: Any) -> Any:
+        if self.serving and self.engine is not None and self.engine.mode not in ("frozen", "off"):
+            self.preview = SnippetPreview(self.engine)
+            self.preview.attach(server)
+        return server
+
+    def on_shutdown(self) -> None:
+        if self.preview is not None:
+            self.preview.stop()
+
+    def on_page_markdown(self, markdown: str, page: Any, config: Any, files: Any) -> str:
+        if render.MARKER not in markdown or self.build is None:
+            return markdown
+        build = self.build
+        return _guard(lambda: build.render_page(markdown, page.file.abs_src_path, page.url))
+
+    def on_post_build(self, config: Any) -> None:
+        if self.build is None:
+            return
+        build, report = self.build, self.config.report_path
+        path = Path(report) if report else None
+        _guard(lambda: build.finish(Path(config.site_dir), path))
+
+
+def settings(options: SnippetsConfig, project: Path) -> Settings:
+    """Engine settings from the plugin options; paths relative to mkdocs.yml, BLOG_EXEC_MODE wins."""
+    return Settings(
+        snippets_dir=(project / options.snippets_dir).resolve(),
+        results_dir=(project / options.results_dir).resolve(),
+        mode=resolve.mode(options.exec_mode),
+        device=options.exec_device,
+        cell_timeout=options.exec_timeout_cell or None,
+        snippet_timeout=options.exec_timeout_snippet or None,
+    )
+
+
+def _guard(work: Callable[[], T]) -> T:
+    """Turn the engine's errors into a PluginError, which MkDocs reports as a failed build."""
+    try:
+        return work()
+    except GeneratorError as exc:
+        raise PluginError(str(exc)) from exc

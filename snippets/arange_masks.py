@@ -1,0 +1,81 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# The source's broken example, made real: masks built from `torch.arange(...).unsqueeze(...)` instead
+# of Python loops or `.item()`. Causal and padding masks, fullgraph=True, equal to eager, then timed.
+#
+# What the source printed (not valid Python):
+# `@torch.compile def forward: seq_len = x.shape # ... mask = torch.arange.unsqueeze`
+
+# %% name="setup"
+import torch
+from _common import pin_cpu_threads
+
+from generator import glue, target_device
+from generator.bench import compare, count_compiles
+
+DEVICE = target_device()
+pin_cpu_threads(DEVICE)  # one thread on CPU: see _common.py
+B, H, T, D = (8, 16, 1024, 64) if DEVICE == "cuda" else (2, 2, 64, 16)
+torch.manual_seed(0)
+glue("torch", torch.__version__)
+glue("shape", f"B={B} H={H} T={T} D={D}")
+
+# %% name="causal"
+def causal_scores(q, k):
+    """Attention weights where position i sees positions <= i."""
+    seq_len = q.shape[-2]  # a shape, not data: no .item() needed
+    i = torch.arange(seq_len, device=q.device)
+    mask = i.unsqueeze(0) <= i.unsqueeze(1)  # (T, T), True on and below the diagonal
+    scores = (q @ k.transpose(-2, -1)) / q.shape[-1] ** 0.5
+    return scores.masked_fill(~mask, float("-inf")).softmax(dim=-1)
+
+
+q, k = (torch.randn(B, H, T, D, device=DEVICE) for _ in range(2))
+stats = count_compiles(lambda: torch.compile(causal_scores, fullgraph=True)(q, k))
+torch.testing.assert_close(torch.compile(causal_scores, fullgraph=True)(q, k), causal_scores(q, k))
+print(f"causal: graphs={stats.graphs} breaks={stats.graph_breaks}")
+assert (stats.graphs, stats.graph_breaks) == (1, 0), stats
+glue("causal.graphs", stats.graphs)
+glue("causal.breaks", stats.graph_breaks)
+glue("causal.matches_eager", True)
+
+# %% name="padding"
+def padded_mean(x, lengths):
+    """Mean over the valid positions of each sequence; `lengths` is a tensor, never a Python list."""
+    positions = torch.arange(x.shape[1], device=x.device)
+    valid = positions.unsqueeze(0) < lengths.unsqueeze(1)  # (B, T)
+    total = (x * valid.unsqueeze(-1)).sum(dim=1)
+    return total / lengths.unsqueeze(1)
+
+
+x = torch.randn(B, T, D, device=DEVICE)
+lengths = torch.randint(1, T + 1, (B,), device=DEVICE)
+stats = count_compiles(lambda: torch.compile(padded_mean, fullgraph=True)(x, lengths))
+expected = torch.stack([x[b, : int(n)].mean(dim=0) for b, n in enumerate(lengths)])  # the loop it replaces
+torch.testing.assert_close(torch.compile(padded_mean, fullgraph=True)(x, lengths), expected)
+print(f"padding: graphs={stats.graphs} breaks={stats.graph_breaks}")
+assert (stats.graphs, stats.graph_breaks) == (1, 0), stats
+glue("padding.graphs", stats.graphs)
+glue("padding.breaks", stats.graph_breaks)
+glue("padding.matches_eager", True)
+
+# %% name="timing"
+inputs = [tuple(torch.randn(B, H, T, D, device=DEVICE) for _ in range(2)) for _ in range(3)]
+result = compare(
+    {"eager": causal_scores, "compiled fullgraph": torch.compile(causal_scores, fullgraph=True)},
+    inputs,
+    min_run_time=1.0 if DEVICE == "cuda" else 0.3,
+)
+result.record("timings", caption="causal attention weights from an arange mask")
+for row in result.rows():
+    print(f"{row['candidate']:20} {row['median_us']:10.1f} us  x{row['speedup']:.2f}")
+glue("speedup", round(result.speedup("compiled fullgraph"), 2))

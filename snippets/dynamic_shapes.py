@@ -1,0 +1,88 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# How many times does torch.compile compile one function over a sequence of batch sizes? Counted for
+# dynamic=None (the default), True and False, and for torch._dynamo.mark_dynamic, with Inductor.
+
+# %% name="setup"
+import torch
+import torch.nn.functional as F
+
+from generator import chart, glue, table, target_device
+from generator.bench import count_compiles
+
+DEVICE = target_device()
+SIZES = [2, 3, 5, 7, 11]
+WIDTH = 64
+glue("torch", torch.__version__)
+glue("sizes", str(SIZES))
+
+
+def activate(x):
+    return F.gelu(x * 2 + 1).sum(-1)
+
+
+def compilations(sizes, dynamic=None, mark=False, backend="inductor"):
+    """Distinct graphs compiled while calling the function once per batch size."""
+    torch._dynamo.reset()
+    compiled = torch.compile(activate, dynamic=dynamic, backend=backend)
+
+    def run():
+        for n in sizes:
+            x = torch.randn(n, WIDTH, device=DEVICE)
+            if mark:
+                torch._dynamo.mark_dynamic(x, 0)
+            compiled(x)
+
+    return count_compiles(run)
+
+
+# %% name="count"
+settings = {
+    "dynamic=None": compilations(SIZES),
+    "dynamic=True": compilations(SIZES, dynamic=True),
+    "dynamic=False": compilations(SIZES, dynamic=False),
+    "mark_dynamic(x, 0)": compilations(SIZES, mark=True),
+}
+for label, stats in settings.items():
+    print(f"{label:20} compilations={stats.graphs} breaks={stats.graph_breaks}")
+counts = {label: stats.graphs for label, stats in settings.items()}
+assert counts == {"dynamic=None": 2, "dynamic=True": 1, "dynamic=False": 5, "mark_dynamic(x, 0)": 1}, counts
+assert all(stats.graph_breaks == 0 for stats in settings.values())
+glue("none.compilations", counts["dynamic=None"])
+glue("true.compilations", counts["dynamic=True"])
+glue("false.compilations", counts["dynamic=False"])
+glue("mark_dynamic.compilations", counts["mark_dynamic(x, 0)"])
+
+# %% name="size_one"
+# Sizes 0 and 1 are specialised even under dynamic=True: a batch of one gets its own graph.
+with_one = [4, 8, 1, 16]
+stats = compilations(with_one, dynamic=True)
+print(f"dynamic=True over {with_one}: compilations={stats.graphs}")
+assert stats.graphs == 2, stats
+glue("size_one.compilations", stats.graphs)
+counts[f"dynamic=True, sizes {with_one}"] = stats.graphs
+
+# %% name="limit"
+# dynamic=False compiles once per size until config.recompile_limit; later calls run eagerly.
+limit = torch._dynamo.config.recompile_limit
+many = list(range(2, 14))
+stats = compilations(many, dynamic=False, backend="eager")
+print(f"dynamic=False over {len(many)} sizes: compilations={stats.graphs}, recompile_limit={limit}")
+assert stats.graphs == limit == 8, (stats.graphs, limit)
+glue("limit.value", limit)
+glue("limit.compilations", stats.graphs)
+counts[f"dynamic=False, {len(many)} sizes"] = stats.graphs
+table("compilations", [{"setting": k, "compilations": v} for k, v in counts.items()],
+      caption=f"compilations of gelu(2x+1).sum(-1) over batch sizes {SIZES} unless stated")
+chart("compilations", x=list(counts), series={"compilations": list(counts.values())},
+      alt="Bar chart: how many graphs torch.compile builds for each dynamic-shape setting",
+      title="Compilations per dynamic setting", y_label="compilations")

@@ -1,0 +1,81 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# What `fullgraph=True` refuses, with the exception the installed torch really raises: data-dependent
+# branching, `print`, and `.tolist()` on a float tensor. The `raises=true` cells show the error as a
+# reader would see it; the `catch` cell records class and first line and asserts what the post says.
+
+# %% name="setup"
+import torch
+from _common import compile_error, describe
+
+from generator import glue, table
+
+torch.manual_seed(0)
+x = torch.randn(8)
+glue("torch", torch.__version__)
+
+
+def branch(x):
+    if x.sum() > 0:  # Python decides on tensor data: not traceable into one graph
+        return x * 2
+    return -x
+
+
+def shout(x):
+    print("hello")  # a side effect Dynamo cannot put into a graph
+    return x + 1
+
+
+def float_list(x):
+    return torch.tensor(x.tolist())  # float values leave the graph as Python floats
+
+
+# %% name="branch" raises=true
+torch.compile(branch, fullgraph=True, backend="eager")(x)
+
+# %% name="print" raises=true
+torch.compile(shout, fullgraph=True, backend="eager")(x)
+
+# %% name="tolist" raises=true
+torch.compile(float_list, fullgraph=True, backend="eager")(x)
+
+# %% name="catch"
+expected = {  # pattern -> (function, code shown in the post, first line the post quotes)
+    "branch": (branch, "if x.sum() > 0:", "Data-dependent branching"),
+    "print": (shout, 'print("hello")', "Failed to trace builtin operator"),
+    "tolist": (float_list, "torch.tensor(x.tolist())", "Tensor.tolist() with non-integer tensor"),
+}
+rows = []
+for pattern, (fn, code, first) in expected.items():
+    exc = compile_error(fn, x, backend="eager")
+    seen = describe(exc)
+    assert isinstance(exc, torch._dynamo.exc.TorchDynamoException)
+    assert isinstance(exc, RuntimeError), "the post says every one of these is a RuntimeError"
+    assert seen["exception"] == "Unsupported", seen
+    assert seen["first_line"] == first, seen
+    glue(f"{pattern}.exception", seen["exception"])
+    glue(f"{pattern}.message", seen["first_line"])
+    rows.append({"pattern": pattern, "code": code, **seen})
+    print(f"{pattern:7} {seen['exception']}: {seen['first_line']}")
+glue("base_class", "TorchDynamoException")
+table("errors", rows, caption=f"fullgraph=True, torch {torch.__version__}, backend='eager'")
+
+# %% name="print_fix"
+# print can stay in a full graph when Dynamo may move it after the graph: a logging function.
+torch._dynamo.reset()
+torch._dynamo.config.reorderable_logging_functions.add(print)
+try:
+    out = torch.compile(shout, fullgraph=True, backend="eager")(x)
+finally:
+    torch._dynamo.config.reorderable_logging_functions.discard(print)
+torch.testing.assert_close(out, x + 1)
+glue("print_fix.works", True)

@@ -1,0 +1,125 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# `.item()` and `.tolist()`: a graph break with its reason under the default config; one graph with
+# `capture_scalar_outputs=True`; and one graph under `fullgraph=True`, which in current PyTorch turns
+# that capture on by itself (PR #163121). Branching on the captured value is what still fails.
+
+# %% name="setup"
+import torch
+import torch.nn.functional as F
+from _common import compile_error, describe, pin_cpu_threads
+
+from generator import glue, table, target_device
+from generator.bench import compare, count_compiles, first_line
+
+DEVICE = target_device()
+pin_cpu_threads(DEVICE)  # one thread on CPU: see _common.py
+N = 1 << 22 if DEVICE == "cuda" else 1 << 12
+torch.manual_seed(0)
+x = torch.randn(N, device=DEVICE)
+short = x[:8]  # .tolist() makes one Python int (one symbol when captured) per element: keep it short
+glue("torch", torch.__version__)
+
+
+def scale_by_mean(x):
+    mean = x.sum().item() / x.numel()  # a Python float: the value leaves the tensor world
+    return F.gelu(x) * mean
+
+
+def int_list(x):
+    return torch.tensor(x.int().tolist(), device=x.device) + 1
+
+
+def graphs_and_breaks(fn, *args, **options):
+    torch._dynamo.reset()
+    stats = count_compiles(lambda: torch.compile(fn, backend="eager", **options)(*args))
+    reason = first_line(stats.break_reasons[0]) if stats.break_reasons else ""
+    return {"graphs": stats.graphs, "breaks": stats.graph_breaks, "reason": reason}
+
+
+rows = []
+
+# %% name="default"
+seen = graphs_and_breaks(scale_by_mean, x)
+print(seen)
+assert (seen["graphs"], seen["breaks"]) == (2, 1), seen
+assert seen["reason"] == "Unsupported Tensor.item() call with capture_scalar_outputs=False", seen
+rows.append({"code": ".item()", "mode": "default", **seen})
+tolist = graphs_and_breaks(int_list, short)
+print(tolist)
+assert (tolist["graphs"], tolist["breaks"]) == (2, 1), tolist
+assert tolist["reason"] == "Data dependent operator", tolist
+rows.append({"code": ".tolist() (int)", "mode": "default", **tolist})
+glue("default.graphs", seen["graphs"])
+glue("default.breaks", seen["breaks"])
+glue("default.reason", seen["reason"])
+glue("tolist_default.reason", tolist["reason"])
+
+# %% name="capture"
+with torch._dynamo.config.patch(capture_scalar_outputs=True):
+    seen = graphs_and_breaks(scale_by_mean, x)
+print(seen)
+assert (seen["graphs"], seen["breaks"]) == (1, 0), seen
+rows.append({"code": ".item()", "mode": "capture_scalar_outputs=True", **seen})
+glue("capture.graphs", seen["graphs"])
+glue("capture.breaks", seen["breaks"])
+
+# %% name="fullgraph"
+assert torch._dynamo.config.capture_scalar_outputs is False  # the default is untouched...
+seen = graphs_and_breaks(scale_by_mean, x, fullgraph=True)  # ...and fullgraph=True captures anyway
+print(seen)
+assert (seen["graphs"], seen["breaks"]) == (1, 0), seen
+rows.append({"code": ".item()", "mode": "fullgraph=True", **seen})
+tolist = graphs_and_breaks(int_list, short, fullgraph=True)
+assert (tolist["graphs"], tolist["breaks"]) == (1, 0), tolist
+rows.append({"code": ".tolist() (int)", "mode": "fullgraph=True", **tolist})
+torch.testing.assert_close(torch.compile(scale_by_mean, fullgraph=True)(x), scale_by_mean(x))
+glue("fullgraph.graphs", seen["graphs"])
+glue("fullgraph.breaks", seen["breaks"])
+glue("fullgraph.raised", False)
+table("modes", rows, caption=f"graphs and breaks, backend='eager', torch {torch.__version__}")
+
+
+# %% name="branch_on_item" raises=true
+def branch_on_item(x):
+    if x.sum().item() > 0:  # control flow on a captured value: Dynamo cannot pick a branch
+        return x * 2
+    return -x
+
+
+torch.compile(branch_on_item, fullgraph=True, backend="eager")(x)
+
+# %% name="branch_on_item_check"
+seen = describe(compile_error(branch_on_item, x, backend="eager"))
+print(seen)
+assert "Could not guard on data-dependent expression" in seen["first_line"], seen
+glue("branch_on_item.exception", seen["exception"])
+glue("branch_on_item.message", seen["first_line"])
+
+# %% name="timing"
+torch._dynamo.reset()
+inputs = [(torch.randn(N, device=DEVICE),) for _ in range(3)]
+result = compare(
+    {
+        "eager": scale_by_mean,
+        "compiled, graph break": torch.compile(scale_by_mean),
+        "compiled, fullgraph=True": torch.compile(scale_by_mean, fullgraph=True),
+    },
+    inputs,
+    min_run_time=1.0 if DEVICE == "cuda" else 0.3,
+)
+result.record("timings", caption=".item() as a graph break vs captured")
+for row in result.rows():
+    print(f"{row['candidate']:26} {row['median_us']:10.1f} us  x{row['speedup']:.2f}  graphs={row['graphs']}")
+assert result["compiled, fullgraph=True"].compile.graph_breaks == 0
+glue("speedup.break", round(result.speedup("compiled, graph break"), 2))
+glue("speedup.fullgraph", round(result.speedup("compiled, fullgraph=True"), 2))

@@ -1,0 +1,61 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# `if x.shape[0] > 16:` is not a graph break. Shapes are known while tracing, so Dynamo takes the branch
+# and installs a guard; when a later input fails the guard, the function is recompiled. Counted over the
+# same batch sizes for dynamic=None, True and False, with the recompile reasons Dynamo gives.
+
+# %% name="setup"
+import torch
+
+from generator import glue, table, target_device
+from generator.bench import count_compiles, first_line
+
+DEVICE = target_device()
+SIZES = [8, 32, 4, 64, 12]
+glue("torch", torch.__version__)
+glue("sizes", str(SIZES))
+
+
+def head(x):
+    if x.shape[0] > 16:  # a shape, not data: a guard, not a graph break
+        return x * 2
+    return x + 1
+
+
+# %% name="guards"
+rows = {}
+for dynamic in (None, True, False):
+    torch._dynamo.reset()
+    compiled = torch.compile(head, fullgraph=True, dynamic=dynamic, backend="eager")
+    stats = count_compiles(lambda: [compiled(torch.randn(n, 4, device=DEVICE)) for n in SIZES])  # noqa: B023
+    rows[dynamic] = stats
+    print(f"dynamic={dynamic!s:5} graphs={stats.graphs} breaks={stats.graph_breaks} "
+          f"recompiles={stats.recompiles}")
+    for reason in stats.recompile_reasons:
+        print("    ", first_line(reason))
+table(
+    "recompiles",
+    [{"dynamic": str(d), "sizes": str(SIZES), "graphs": s.graphs, "graph_breaks": s.graph_breaks,
+      "recompiles": s.recompiles, "reasons": " | ".join(first_line(r) for r in s.recompile_reasons)}
+     for d, s in rows.items()],
+    caption="if x.shape[0] > 16, fullgraph=True, backend='eager'",
+)
+assert all(s.graph_breaks == 0 for s in rows.values())
+assert (rows[None].graphs, rows[True].graphs, rows[False].graphs) == (3, 2, 5), rows
+assert "size mismatch at index 0" in rows[None].recompile_reasons[0]
+assert "x.size()[0]" in rows[None].recompile_reasons[1]
+glue("none.graphs", rows[None].graphs)
+glue("true.graphs", rows[True].graphs)
+glue("false.graphs", rows[False].graphs)
+glue("breaks", 0)
+glue("none.reason_1", first_line(rows[None].recompile_reasons[0]))
+glue("none.reason_2", first_line(rows[None].recompile_reasons[1]).split("#")[0].strip())

@@ -1,0 +1,101 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# A Python `if` on tensor data breaks the graph; `torch.where` (both branches computed, one selected
+# per element) and `torch.cond` (one branch run, both traced) keep it whole. Same results, then timings.
+
+# %% name="setup"
+import torch
+import torch.nn.functional as F
+from _common import pin_cpu_threads
+
+from generator import glue, target_device
+from generator.bench import compare, count_compiles, first_line
+
+DEVICE = target_device()
+pin_cpu_threads(DEVICE)  # one thread on CPU: see _common.py
+N = 1 << 22 if DEVICE == "cuda" else 1 << 14
+torch.manual_seed(0)
+# Four rotating input sets, two with a positive sum and two with a negative one, so both branches run.
+inputs = [(torch.randn(N, device=DEVICE) + shift,) for shift in (0.1, -0.1, 0.2, -0.2)]
+glue("torch", torch.__version__)
+glue("n", N)
+
+
+def gate_if(x):
+    if x.sum() > 0:
+        return F.gelu(x) * 2
+    return -x
+
+
+def gate_where(x):
+    return torch.where(x.sum() > 0, F.gelu(x) * 2, -x)
+
+
+def gate_cond(x):
+    return torch.cond(x.sum() > 0, lambda t: F.gelu(t) * 2, lambda t: -t, (x,))
+
+
+# %% name="python_if"
+torch._dynamo.reset()
+compiled_if = torch.compile(gate_if, backend="eager")
+stats = count_compiles(lambda: [compiled_if(*args) for args in inputs])
+print(f"graphs={stats.graphs} breaks={stats.graph_breaks}")
+print(first_line(stats.break_reasons[0]))
+assert stats.graph_breaks >= 1 and stats.graphs >= 2, stats
+assert first_line(stats.break_reasons[0]) == "Data-dependent branching", stats.break_reasons
+glue("if.graphs", stats.graphs)
+glue("if.breaks", stats.graph_breaks)
+glue("if.reason", first_line(stats.break_reasons[0]))
+
+# %% name="where"
+where_eager = torch.compile(gate_where, fullgraph=True, backend="eager")
+stats = count_compiles(lambda: [where_eager(*args) for args in inputs])
+print(f"graphs={stats.graphs} breaks={stats.graph_breaks}")
+assert (stats.graphs, stats.graph_breaks) == (1, 0), stats
+for args in inputs:
+    torch.testing.assert_close(torch.compile(gate_where, fullgraph=True)(*args), gate_if(*args))
+glue("where.graphs", stats.graphs)
+glue("where.breaks", stats.graph_breaks)
+glue("where.matches_eager", True)
+
+# %% name="cond"
+cond_eager = torch.compile(gate_cond, fullgraph=True, backend="eager")
+stats = count_compiles(lambda: [cond_eager(*args) for args in inputs])
+print(f"graphs={stats.graphs} breaks={stats.graph_breaks}")
+assert (stats.graphs, stats.graph_breaks) == (1, 0), stats
+for args in inputs:
+    torch.testing.assert_close(torch.compile(gate_cond, fullgraph=True)(*args), gate_if(*args))
+glue("cond.graphs", stats.graphs)
+glue("cond.breaks", stats.graph_breaks)
+glue("cond.matches_eager", True)
+
+# %% name="timing"
+torch._dynamo.reset()
+result = compare(
+    {
+        "eager if": gate_if,
+        "eager where": gate_where,
+        "compiled if (graph break)": torch.compile(gate_if),
+        "compiled where": torch.compile(gate_where, fullgraph=True),
+        "compiled cond": torch.compile(gate_cond, fullgraph=True),
+    },
+    inputs,
+    min_run_time=1.0 if DEVICE == "cuda" else 0.3,
+)
+result.record("timings", caption="Python if vs torch.where vs torch.cond")
+for row in result.rows():
+    print(f"{row['candidate']:27} {row['median_us']:10.1f} us  x{row['speedup']:.2f}  "
+          f"breaks={row['graph_breaks']}")
+assert result["compiled where"].compile.graph_breaks == 0
+assert result["compiled if (graph break)"].compile.graph_breaks >= 1
+glue("speedup", round(result.speedup("compiled where"), 2))
+glue("speedup.cond", round(result.speedup("compiled cond"), 2))

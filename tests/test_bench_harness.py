@@ -1,0 +1,228 @@
+"""The benchmark harness's method: statistics, warm-up, synchronisation, input checks, records.
+
+These tests check how the harness measures, never how fast anything is: the CUDA path runs against a
+fake `torch.cuda` whose clock advances only when the measured function runs.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from generator import bench
+
+pytestmark = pytest.mark.torch
+
+
+# --- statistics on known samples -------------------------------------------------------------------
+
+def test_stats_of_an_odd_sample_are_its_median_and_quartiles():
+    stats = bench.Stats.from_samples([5.0, 1.0, 4.0, 2.0, 3.0], number_per_repeat=10)
+    assert (stats.q1_s, stats.median_s, stats.q3_s) == (2.0, 3.0, 4.0)
+    assert stats.iqr_s == 2.0
+    assert stats.repeats == 5 and stats.number_per_repeat == 10
+
+
+def test_stats_of_an_even_sample_interpolate_like_numpy_linear_quantiles():
+    stats = bench.Stats.from_samples([1.0, 2.0, 3.0, 4.0])
+    assert (stats.q1_s, stats.median_s, stats.q3_s) == (1.75, 2.5, 3.25)
+
+
+def test_stats_of_one_sample_have_no_spread():
+    stats = bench.Stats.from_samples([7.0])
+    assert stats.median_s == 7.0 and stats.iqr_s == 0.0
+
+
+def test_stats_refuse_an_empty_sample():
+    with pytest.raises(ValueError, match="no timing samples"):
+        bench.Stats.from_samples([])
+
+
+def _measurement(name: str, median: float) -> bench.Measurement:
+    compile_stats = bench.CompileStats(graphs=1, graph_breaks=0, break_reasons=(), recompiles=0,
+                                       recompile_reasons=())
+    return bench.Measurement(name, "cpu", 0.5, bench.Stats(median, median, median, 3, 1), None, compile_stats)
+
+
+def test_speedups_are_ratios_of_medians_against_the_baseline_or_a_named_candidate():
+    comparison = bench.Comparison("cpu", "eager", (_measurement("eager", 6.0), _measurement("fast", 2.0),
+                                                   _measurement("faster", 1.0)), threads=2, input_sets=1)
+    assert comparison.speedup("fast") == 3.0
+    assert comparison.speedup("faster", over="fast") == 2.0
+    assert [row["speedup"] for row in comparison.rows()] == [1.0, 3.0, 6.0]
+    with pytest.raises(KeyError, match="no candidate named 'slow'"):
+        comparison.speedup("slow")
+
+
+def test_first_line_skips_blank_lines_and_strips():
+    assert bench.first_line("\n  Data-dependent branching\n  Explanation: ...") == "Data-dependent branching"
+
+
+# --- the CUDA path, against a fake torch.cuda ------------------------------------------------------
+
+class FakeCuda:
+    """Records every call; time passes only inside the measured function (STEP seconds per call)."""
+
+    STEP = 0.002
+
+    def __init__(self) -> None:
+        self.log: list[str] = []
+        self.now = 0.0
+
+    def synchronize(self) -> None:
+        self.log.append("sync")
+
+    def Event(self, enable_timing: bool = False) -> FakeEvent:  # torch.cuda's name
+        assert enable_timing
+        return FakeEvent(self)
+
+    def reset_peak_memory_stats(self) -> None:
+        self.log.append("reset_peak")
+
+    def max_memory_allocated(self) -> int:
+        self.log.append("max_memory")
+        return 4096
+
+
+class FakeEvent:
+    def __init__(self, cuda: FakeCuda) -> None:
+        self.cuda = cuda
+        self.at: float | None = None
+        self.index = -1
+
+    def record(self) -> None:
+        self.at = self.cuda.now
+        self.index = len(self.cuda.log)
+        self.cuda.log.append("record")
+
+    def elapsed_time(self, end: FakeEvent) -> float:
+        after_end = self.cuda.log[end.index + 1:]
+        assert "sync" in after_end, "an event was read before synchronising"
+        return (end.at - self.at) * 1e3  # milliseconds, like torch.cuda.Event
+
+
+@pytest.fixture
+def fake_cuda(monkeypatch: pytest.MonkeyPatch) -> FakeCuda:
+    cuda = FakeCuda()
+    monkeypatch.setattr(bench, "_cuda_module", lambda: cuda)
+    return cuda
+
+
+def _workload(cuda: FakeCuda, seen: list[int]):
+    def fn(x):
+        cuda.now += FakeCuda.STEP
+        cuda.log.append("call")
+        seen.append(int(x[0]))
+        return x * 2
+
+    return fn
+
+
+def test_cuda_path_times_with_events_and_synchronises_before_every_reading(fake_cuda: FakeCuda):
+    import torch
+
+    seen: list[int] = []
+    inputs = [(torch.full((4,), float(i + 1)),) for i in range(3)]
+    result = bench.compare({"fn": _workload(fake_cuda, seen)}, inputs, device="cuda", min_run_time=0.05,
+                           reset=False)
+    stats = result["fn"].timing
+    assert stats.median_s == pytest.approx(FakeCuda.STEP) and stats.iqr_s == pytest.approx(0.0)
+    assert stats.repeats >= bench.CudaClock.min_repeats
+    assert stats.number_per_repeat * FakeCuda.STEP >= bench.CudaClock.min_block_s  # blocks amortise events
+    assert result.device == "cuda" and result.rows()[0]["device"] == "cuda"
+
+
+def test_cuda_first_call_is_synchronised_and_warm_up_uses_every_input_set_before_timing(fake_cuda: FakeCuda):
+    import torch
+
+    seen: list[int] = []
+    inputs = [(torch.full((4,), float(i + 1)),) for i in range(3)]
+    bench.compare({"fn": _workload(fake_cuda, seen)}, inputs, device="cuda", min_run_time=0.01, warmup=2,
+                  reset=False)
+    log = fake_cuda.log
+    first_call = log.index("call")
+    assert log[first_call - 1] == "sync" and log[first_call + 1] == "sync"  # the first call is timed alone
+    first_record = log.index("record")
+    calls_before_timing = log[:first_record].count("call")
+    assert calls_before_timing >= 1 + 3  # the first call, then a pass over all three input sets
+    assert set(seen[:calls_before_timing]) == {1, 2, 3}
+    assert set(seen[calls_before_timing:]) == {1, 2, 3}  # timed calls rotate through the inputs too
+
+
+def test_cuda_peak_memory_is_read_after_a_reset_and_a_synchronisation(fake_cuda: FakeCuda):
+    import torch
+
+    result = bench.compare({"fn": _workload(fake_cuda, [])}, [(torch.ones(4),)], device="cuda",
+                           min_run_time=0.01, reset=False)
+    assert result["fn"].peak_memory_bytes == 4096
+    log = fake_cuda.log
+    reset = log.index("reset_peak")
+    assert log[reset - 1] == "sync"
+    assert log[reset + 1:log.index("max_memory")] == ["call", "sync"]
+
+
+# --- the CPU path, with the real torch.utils.benchmark ---------------------------------------------
+
+def test_cpu_path_warms_up_before_timing_and_reports_no_peak_memory(monkeypatch: pytest.MonkeyPatch):
+    import torch
+
+    calls: list[str] = []
+    measured_from: list[int] = []
+    real_measure = bench.CpuClock.measure
+
+    def spy(self, call, min_run_time):
+        measured_from.append(len(calls))
+        return real_measure(self, call, min_run_time)
+
+    monkeypatch.setattr(bench.CpuClock, "measure", spy)
+
+    def fn(x):
+        calls.append("call")
+        return x + 1
+
+    result = bench.compare({"fn": fn}, [(torch.ones(8),), (torch.ones(8) * 2,)], device="cpu",
+                           min_run_time=0.01, warmup=3, reset=False)
+    assert measured_from == [1 + 3]  # first call, then three warm-up calls, then timing
+    stats = result["fn"].timing
+    assert stats.repeats >= bench.CpuClock.min_repeats
+    assert result["fn"].peak_memory_bytes is None
+    assert bench.CPU_MEMORY_NOTE in result.caption()
+    assert result.threads == torch.get_num_threads()
+
+
+def test_all_zero_inputs_are_refused():
+    import torch
+
+    with pytest.raises(ValueError, match="input set 1, argument 0 is all zeros"):
+        bench.compare({"fn": torch.sin}, [(torch.randn(4),), (torch.zeros(4),)], device="cpu")
+
+
+def test_a_candidate_that_computes_something_else_fails_the_comparison():
+    import torch
+
+    with pytest.raises(AssertionError, match="cos differs from sin"):
+        bench.compare({"sin": torch.sin, "cos": torch.cos}, [(torch.randn(16),)], device="cpu",
+                      min_run_time=0.01, reset=False)
+
+
+def test_record_emits_one_table_with_the_device_and_the_method(monkeypatch: pytest.MonkeyPatch):
+    from generator import record
+
+    emitted: list[dict] = []
+    monkeypatch.setattr(record, "_emit", emitted.append)
+    comparison = bench.Comparison("cpu", "eager", (_measurement("eager", 2.0), _measurement("fast", 1.0)),
+                                  threads=2, input_sets=3)
+    comparison.record("timings", caption="a caption")
+    (payload,) = emitted
+    assert payload["kind"] == "table" and payload["name"] == "timings"
+    assert payload["columns"][:2] == ["candidate", "device"]
+    assert [row[1] for row in payload["rows"]] == ["cpu", "cpu"]
+    assert payload["caption"].startswith("a caption (device cpu, 2 threads, 3 rotating input set(s)")
+
+
+def test_importing_the_generator_and_its_harness_does_not_import_torch():
+    code = "import sys, generator, generator.bench; print('torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -1,0 +1,194 @@
+"""What torch.compile does with the patterns the post discusses, asserted in-process on tiny CPU inputs.
+
+Each test is one sentence of the post. Dynamo's decisions do not depend on the backend, so the cheap
+"eager" backend is used; Dynamo is reset before each test so caches and counters start empty.
+Errors are caught by their common base class: the concrete subclass differs between torch 2.11 and 2.13.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from generator.bench import count_compiles, first_line
+
+torch = pytest.importorskip("torch")
+F = torch.nn.functional
+pytestmark = pytest.mark.torch
+
+
+@pytest.fixture(autouse=True)
+def fresh_dynamo():
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+
+
+def compiled(fn, **options):
+    return torch.compile(fn, backend="eager", **options)
+
+
+def fullgraph_error(fn, *args) -> str:
+    with pytest.raises(torch._dynamo.exc.TorchDynamoException) as caught:
+        compiled(fn, fullgraph=True)(*args)
+    assert isinstance(caught.value, RuntimeError)
+    return first_line(str(caught.value))
+
+
+def x8():
+    return torch.randn(8)
+
+
+def branch(x):
+    if x.sum() > 0:
+        return x * 2
+    return -x
+
+
+def scale(x):
+    return x * x.sum().item()
+
+
+# --- fullgraph=True refuses these ------------------------------------------------------------------
+
+def test_fullgraph_rejects_data_dependent_branching():
+    assert fullgraph_error(branch, x8()) == "Data-dependent branching"
+
+
+def test_fullgraph_rejects_print():
+    def shout(x):
+        print("hello")
+        return x + 1
+
+    assert fullgraph_error(shout, x8()) == "Failed to trace builtin operator"
+
+
+def test_fullgraph_rejects_tolist_on_a_float_tensor():
+    message = fullgraph_error(lambda x: torch.tensor(x.tolist()), x8())
+    assert message == "Tensor.tolist() with non-integer tensor"
+
+
+def test_fullgraph_rejects_branching_on_an_item_value():
+    def branch_on_item(x):
+        if x.sum().item() > 0:
+            return x * 2
+        return -x
+
+    assert "Could not guard on data-dependent expression" in fullgraph_error(branch_on_item, x8())
+
+
+# --- .item(): a break by default, captured on request, captured under fullgraph ----------------------
+
+def test_item_is_a_graph_break_with_its_reason_by_default():
+    stats = count_compiles(lambda: compiled(scale)(x8()))
+    assert (stats.graphs, stats.graph_breaks) == (2, 1)
+    reason = first_line(stats.break_reasons[0])
+    assert reason == "Unsupported Tensor.item() call with capture_scalar_outputs=False"
+
+
+def test_item_is_captured_in_one_graph_with_capture_scalar_outputs():
+    with torch._dynamo.config.patch(capture_scalar_outputs=True):
+        stats = count_compiles(lambda: compiled(scale)(x8()))
+    assert (stats.graphs, stats.graph_breaks) == (1, 0)
+
+
+def test_fullgraph_turns_scalar_capture_on_so_item_compiles():
+    assert torch._dynamo.config.capture_scalar_outputs is False
+    x = x8()
+    stats = count_compiles(lambda: compiled(scale, fullgraph=True)(x))
+    assert (stats.graphs, stats.graph_breaks) == (1, 0)
+    torch.testing.assert_close(compiled(scale, fullgraph=True)(x), scale(x))
+
+
+# --- the harness counts every kind of break ---------------------------------------------------------
+
+def test_a_break_at_a_branch_on_tensor_data_is_counted_though_counters_graph_break_misses_it():
+    from torch._dynamo.utils import counters
+
+    stats = count_compiles(lambda: compiled(branch)(x8()))
+    assert stats.graph_breaks == 1 and first_line(stats.break_reasons[0]) == "Data-dependent branching"
+    assert sum(counters["graph_break"].values()) == 0  # why the harness also reads "unimplemented"
+
+
+# --- the rewrites keep one graph ------------------------------------------------------------------
+
+@pytest.mark.parametrize("rewrite", [
+    lambda x: torch.where(x.sum() > 0, x * 2, -x),
+    lambda x: torch.cond(x.sum() > 0, lambda t: t * 2, lambda t: -t, (x,)),
+], ids=["where", "cond"])
+def test_where_and_cond_replace_the_branch_in_one_graph_with_the_same_result(rewrite):
+    fn = compiled(rewrite, fullgraph=True)
+    inputs = (x8().abs(), -x8().abs())  # both signs: both branches of the original
+    stats = count_compiles(lambda: [fn(x) for x in inputs])
+    assert (stats.graphs, stats.graph_breaks) == (1, 0)
+    for x in inputs:
+        torch.testing.assert_close(fn(x), branch(x))
+
+
+def test_arange_masks_compile_in_one_graph():
+    def causal(q):
+        i = torch.arange(q.shape[-2])
+        return (q @ q.transpose(-2, -1)).masked_fill(~(i.unsqueeze(0) <= i.unsqueeze(1)), float("-inf"))
+
+    def padding(x, lengths):
+        return x * (torch.arange(x.shape[1]).unsqueeze(0) < lengths.unsqueeze(1))
+
+    q, lengths = torch.randn(6, 4), torch.tensor([1, 3])
+    stats = count_compiles(lambda: (compiled(causal, fullgraph=True)(q),
+                                    compiled(padding, fullgraph=True)(torch.randn(2, 5), lengths)))
+    assert (stats.graphs, stats.graph_breaks) == (2, 0)
+
+
+def test_unfold_equals_the_slicing_loop_and_fold_inverts_it():
+    x = torch.randn(1, 2, 8, 8)
+    loop = torch.stack([x[:, :, i:i + 4, j:j + 4].reshape(1, -1) for i in (0, 4) for j in (0, 4)], dim=-1)
+    torch.testing.assert_close(compiled(lambda t: F.unfold(t, 4, stride=4), fullgraph=True)(x), loop)
+    torch.testing.assert_close(F.fold(F.unfold(x, 4, stride=4), (8, 8), 4, stride=4), x)
+
+
+# --- loops and shapes: recompiles, not breaks ------------------------------------------------------
+
+def test_a_python_loop_over_elements_is_unrolled_one_graph_per_length():
+    def loop(x):
+        total = torch.zeros(())
+        for value in x:
+            total = total + value
+        return total
+
+    fn = compiled(loop, fullgraph=True)
+    stats = count_compiles(lambda: [fn(torch.randn(n)) for n in (3, 4, 5)])
+    assert (stats.graphs, stats.graph_breaks) == (3, 0)
+    assert stats.graph_ops[0] < stats.graph_ops[-1]
+
+
+@pytest.mark.parametrize(("dynamic", "graphs"), [(None, 3), (True, 2), (False, 5)])
+def test_a_shape_condition_guards_and_recompiles_without_a_graph_break(dynamic, graphs):
+    def head(x):
+        if x.shape[0] > 16:
+            return x * 2
+        return x + 1
+
+    fn = compiled(head, fullgraph=True, dynamic=dynamic)
+    stats = count_compiles(lambda: [fn(torch.randn(n, 2)) for n in (8, 32, 4, 64, 12)])
+    assert (stats.graphs, stats.graph_breaks, stats.recompiles) == (graphs, 0, graphs - 1)
+
+
+@pytest.mark.parametrize(("dynamic", "mark", "graphs"), [
+    (None, False, 2), (True, False, 1), (False, False, 5), (None, True, 1),
+], ids=["none", "true", "false", "mark_dynamic"])
+def test_compilations_over_batch_sizes_depend_on_the_dynamic_setting(dynamic, mark, graphs):
+    fn = compiled(lambda x: F.gelu(x * 2 + 1).sum(-1), dynamic=dynamic)
+
+    def run():
+        for n in (2, 3, 5, 7, 11):
+            x = torch.randn(n, 4)
+            if mark:
+                torch._dynamo.mark_dynamic(x, 0)
+            fn(x)
+
+    assert count_compiles(run).graphs == graphs
+
+
+def test_recompilation_stops_at_the_recompile_limit():
+    fn = compiled(lambda x: x + 1, dynamic=False)
+    stats = count_compiles(lambda: [fn(torch.randn(n)) for n in range(2, 14)])
+    assert stats.graphs == torch._dynamo.config.recompile_limit == 8

@@ -1,0 +1,232 @@
+"""Embeds: syntax, escaping, provenance lines, stale and missing marks, errors that name post and line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import markdown as md
+import pytest
+
+from generator import charts, render, resolve, snippet
+from generator.errors import EmbedError, SnippetError
+
+SOURCE = '''# %% name="bench"
+print("<script>alert(1)</script>")
+
+# %% name="secret" hide=true
+x = 1
+
+# %% name="boom" raises=true
+raise ValueError("expected")
+'''
+
+PROV_GPU = {"device": "NVIDIA H200", "cpu": "Intel Xeon", "cores": 16, "python": "3.12.3", "torch": "2.11.0",
+            "triton": "3.5.0", "gpu": {"name": "NVIDIA H200", "driver": "570.1", "cuda": "12.8",
+                                       "capability": "9.0"},
+            "git_commit": "abcdef1234567", "git_dirty": False, "ran_at": "2026-12-01T08:00:00Z",
+            "duration_s": 3.2}
+PROV_CPU = {"device": "Intel Xeon", "cpu": "Intel Xeon Platinum", "cores": 2, "python": "3.11.7",
+            "torch": "2.13.0", "triton": "3.8.0", "gpu": None, "git_commit": None, "git_dirty": None,
+            "ran_at": "2026-11-30T08:00:00Z", "duration_s": 1.0}
+
+
+@pytest.fixture
+def snip(tmp_path: Path) -> snippet.Snippet:
+    path = tmp_path / "demo.py"
+    path.write_text(SOURCE)
+    return snippet.load(path, tmp_path)
+
+
+def result(snip: snippet.Snippet, prov: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    data = {
+        "snippet": "demo", "key": snip.key, "hashes": snip.hashes, "status": "ok",
+        "device_class": "cuda-nvidia-h200" if prov["gpu"] else "cpu-x86_64", "provenance": prov,
+        "cells": [
+            {"name": "bench", "source": "", "wall_s": 0.1, "raises": False, "outputs": [
+                {"type": "stream", "name": "stdout", "text": "<script>alert(1)</script>\n```\n"},
+                {"type": "display", "data": {"text/html": '<table><tr><td onclick="x()">1</td></tr></table>'
+                                                          "<script>steal()</script>",
+                                             "text/plain": "table"}},
+                {"type": "display", "data": {"image/png": "abc123.png", "text/plain": "<Figure>"}},
+            ]},
+            {"name": "boom", "source": "", "wall_s": 0.1, "raises": True, "outputs": [
+                {"type": "error", "ename": "ValueError", "evalue": "expected",
+                 "traceback": "ValueError: expected <b>"}]},
+        ],
+        "values": {"speedup": {"kind": "value", "name": "speedup", "value": 2.34567, "unit": "x"},
+                   "label": {"kind": "value", "name": "label", "value": "<i>eager</i>", "unit": None}},
+        "tables": {"t": {"kind": "table", "name": "t", "columns": ["mode", "ms"],
+                         "rows": [["a|b", 1.23456], ["<b>c</b>", None]], "caption": "耗时"}},
+        "charts": {"c": {"kind": "chart", "name": "c", "chart": "bar", "x": ["eager", "compiled"],
+                         "series": {"ms": [2.0, 1.0]}, "alt": "eager <slower> than compiled", "title": "t",
+                         "x_label": "", "y_label": "ms"}},
+    }
+    data.update(extra)
+    return data
+
+
+def renderer(snip: snippet.Snippet, res: dict[str, Any] | None, show: bool = True) -> render.Renderer:
+    def lookup(stem: str, post: str) -> render.Resolved:
+        if stem != "demo":
+            raise SnippetError(f"no snippet {stem!r} in snippets (known: demo)")
+        status = resolve.status_of(snip, res["device_class"] if res else "cpu-x86_64", res)
+        return render.Resolved(snip, status, show_outputs=show)
+
+    return render.Renderer(lookup)
+
+
+def html(text: str) -> str:
+    return md.markdown(text, extensions=["tables", "pymdownx.superfences", "md_in_html"])
+
+
+def test_delimiters_leave_braces_in_code_and_math_alone(snip) -> None:
+    page = 'Set {a, b} and $\\{x\\}$ and `{"k": {{v}}}` and {% raw %} <%# gone %>.\n'
+    assert renderer(snip, result(snip, PROV_GPU)).render(page, "p.md") == \
+        'Set {a, b} and $\\{x\\}$ and `{"k": {{v}}}` and {% raw %} .\n'
+
+
+def test_value_is_formatted_with_gpu_provenance_in_its_title(snip) -> None:
+    out = renderer(snip, result(snip, PROV_GPU)).render('<%= value("demo", "speedup", ".2f") %>', "p.md")
+    title = "NVIDIA H200 · torch 2.11.0 · 2026-12-01 · CUDA 12.8"
+    assert out.startswith(f'<span class="snippet-value" title="{title}')
+    assert ">2.35 x</span>" in out
+
+
+def test_value_text_is_escaped(snip) -> None:
+    out = renderer(snip, result(snip, PROV_GPU)).render('<%= value("demo", "label") %>', "p.md")
+    assert "&lt;i&gt;eager&lt;/i&gt;" in out and "<i>" not in out
+
+
+def test_block_embeds_end_with_a_visible_provenance_line(snip) -> None:
+    r = renderer(snip, result(snip, PROV_CPU))
+    for embed in ('code("demo", "bench")', 'output("demo", "bench")', 'table("demo", "t")',
+                  'chart("demo", "c")', 'provenance("demo")'):
+        out = r.render(f"<%= {embed} %>", "p.md").rstrip()
+        assert out.endswith("CPU Intel Xeon Platinum (2 cores) · torch 2.13.0 · 2026-11-30</p>"), embed
+
+
+def test_snippet_output_cannot_inject_html(snip) -> None:
+    page = html(renderer(snip, result(snip, PROV_GPU)).render('<%= output("demo", "bench") %>', "p.md"))
+    assert "<script>" not in page
+    assert page.count("&lt;script&gt;") == 2  # the printed one and the one in the HTML display
+    assert "onclick" not in page and "<td>1</td>" in page  # harmless structure survives
+    assert "```" in page  # a fence in the output cannot end the block early
+    assert '<img src="demo/cuda-nvidia-h200-files/abc123.png" alt="output of demo · bench">' in page
+
+
+def test_expected_error_of_a_raises_cell_is_shown_escaped(snip) -> None:
+    page = html(renderer(snip, result(snip, PROV_GPU)).render('<%= output("demo", "boom") %>', "p.md"))
+    assert "ValueError: expected &lt;b&gt;" in page
+
+
+def test_table_is_markdown_with_escaped_cells_and_caption(snip) -> None:
+    out = renderer(snip, result(snip, PROV_GPU)).render('<%= table("demo", "t", ".1f") %>', "p.md")
+    assert "| mode | ms |\n| --- | --- |\n| a\\|b | 1.2 |\n| &lt;b&gt;c&lt;/b&gt; |  |" in out
+    assert '<p class="snippet-caption">耗时</p>' in out
+    assert "<td>a|b</td>" in html(out)
+
+
+def test_chart_is_inline_svg_with_title_and_alt_text(snip) -> None:
+    out = renderer(snip, result(snip, PROV_GPU)).render('<%= chart("demo", "c") %>', "p.md")
+    assert '<svg xmlns="http://www.w3.org/2000/svg"' in out and 'role="img"' in out
+    assert "<desc" in out and "eager &lt;slower&gt; than compiled</desc>" in out
+    assert out.count("<rect") == 3  # two bars and one legend swatch
+    assert "\n\n" not in out.split("<figure")[1].split("</figure>")[0]
+
+
+def test_line_chart_draws_one_polyline_per_series() -> None:
+    svg = charts.svg({"name": "l", "chart": "line", "x": [1, 2, 3],
+                      "series": {"a": [1, 2, 3], "b": [3, 2, 1]}, "alt": "lines"})
+    assert svg.count("<polyline") == 2 and svg.count("<circle") == 6
+
+
+def test_stale_result_is_marked_visibly_with_the_reason(snip, tmp_path: Path) -> None:
+    old = result(snip, PROV_GPU)
+    (tmp_path / "demo.py").write_text(SOURCE.replace("alert(1)", "alert(2)"))
+    edited = snippet.load(tmp_path / "demo.py", tmp_path)
+    r = renderer(edited, old)
+    value = r.render('<%= value("demo", "speedup", ".1f") %>', "p.md")
+    assert '<sup class="snippet-stale-mark">stale</sup>' in value
+    assert "stale: code of cell &#x27;bench&#x27; changed" in value
+    block = r.render('<%= output("demo", "bench") %>', "p.md")
+    mark = '<strong class="snippet-stale-mark">stale</strong>'
+    assert f"{mark} (code of cell &#x27;bench&#x27; changed)" in block
+
+
+def test_missing_result_renders_visible_placeholders(snip) -> None:
+    r = renderer(snip, None)
+    assert "[demo.speedup]" in r.render('<%= value("demo", "speedup") %>', "p.md")
+    out = r.render('<%= output("demo", "bench") %>', "p.md")
+    assert "missing result (no result on this device)" in out and "no result yet" in out
+
+
+def test_off_mode_shows_code_but_no_outputs(snip) -> None:
+    r = renderer(snip, result(snip, PROV_GPU), show=False)
+    assert "```python" in r.render('<%= code("demo", "bench") %>', "p.md")
+    out = r.render('<%= output("demo", "bench") %>', "p.md")
+    assert "not shown (exec_mode off)" in out and "alert" not in out
+    assert "snippet-off" in r.render('<%= value("demo", "speedup") %>', "p.md")
+
+
+@pytest.mark.parametrize(
+    ("embed", "message"),
+    [
+        ('<%= value("nope", "x") %>', "no snippet 'nope'"),
+        ('<%= code("demo", "missing") %>', "has no code cell 'missing' (cells: bench, secret, boom)"),
+        ('<%= output("demo", "secret") %>', "cell 'secret' of snippet 'demo' is marked hide=true"),
+        ('<%= value("demo", "nope") %>', "snippet 'demo' recorded no value 'nope' (values: speedup, label)"),
+        ('<%= table("demo", "nope") %>', "recorded no table 'nope'"),
+        ('<%= value("demo", "speedup", ".2q") %>', "cannot take format '.2q'"),
+        ("<%= undefined_function() %>", "'undefined_function' is undefined"),
+    ],
+)
+def test_embed_errors_name_post_and_line(snip, embed: str, message: str) -> None:
+    page = "# Title\n\nIntro.\n\nText " + embed + " more.\n"
+    r = renderer(snip, result(snip, PROV_GPU))
+    for render_page in (r.render, r.render_jinja):  # direct substitution and Jinja agree
+        with pytest.raises(EmbedError) as caught:
+            render_page(page, "posts/posts/x.md", 6)
+        assert str(caught.value).startswith("posts/posts/x.md:11: ")
+        assert message in str(caught.value)
+
+
+def test_embed_syntax_error_names_post_and_line(snip) -> None:
+    with pytest.raises(EmbedError, match=r"^p.md:3: embed syntax error"):
+        renderer(snip, None).render("a\n\n<%= value('demo', %>\n", "p.md")
+
+
+def test_image_urls_are_relative_to_the_page() -> None:
+    assert render.image_url("s", "cpu-x86_64", "a.png", "my-post/") == "../_snippets/s/cpu-x86_64-files/a.png"
+    assert render.image_url("s", "cpu-x86_64", "a.png", "") == "_snippets/s/cpu-x86_64-files/a.png"
+    assert render.image_url("s", "c", "a.png", "x/y.html") == "../_snippets/s/c-files/a.png"
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        'a <%= value("demo", "speedup", ".1f") %> b\n<%= table("demo", "t") %>\n',
+        "<%# top comment %>\n# T\n\n  <%# indented comment %>\nx <%# inline %> y\n<%# last %>",
+        'text\n<%= code("demo", "bench") %>\n\n<%= output("demo", "boom") %>\n<%= provenance("demo") %>\n',
+        '<%= value("demo", "speedup", fmt=".3f") %> and <%= chart("demo", "c") %>',
+        "no tags at all but a stray %> and {braces}\n",
+    ],
+)
+def test_direct_substitution_gives_exactly_what_jinja_gives(snip, page: str) -> None:
+    r = renderer(snip, result(snip, PROV_GPU))
+    assert render._literal_tags(page) is not None  # these pages take the fast path
+    assert r.render(page, "p.md") == r.render_jinja(page, "p.md")
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        '<% set s = "demo" %><%= value(s, "speedup") %>',
+        '<%= value("demo", "speedup") | upper %>',
+        '<%- if true %>x<% endif %>',
+        '<%= value("demo", "%>") %>',
+    ],
+)
+def test_pages_with_statements_or_expressions_go_through_jinja(snip, page: str) -> None:
+    assert render._literal_tags(page) is None
+    renderer(snip, result(snip, PROV_GPU)).render(page.replace('"%>"', '"speedup"'), "p.md")

@@ -1,0 +1,139 @@
+"""Running snippets in real Jupyter kernels: captured outputs, records, provenance, failures, timeouts."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+
+import psutil
+
+from generator import runner, snippet
+from generator.runner import RunOptions
+
+CPU = RunOptions(device="cpu", device_class="cpu-test", cell_timeout=60, snippet_timeout=120)
+
+
+def run_text(tmp_path: Path, text: str, options: RunOptions = CPU, name: str = "s.py") -> runner.RunResult:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return runner.run(snippet.load(path, tmp_path), options)
+
+
+def test_captures_streams_displays_records_images_and_provenance(tmp_path: Path) -> None:
+    (tmp_path / "data.txt").write_text("from the snippets dir")
+    outcome = run_text(tmp_path, '''# %% [markdown]
+# prose
+
+# %% name="env"
+import os, sys
+from IPython.display import HTML, Markdown, SVG, display
+from generator import glue, table, chart
+print(open("data.txt").read())
+print(os.environ["BLOG_DEVICE"], repr(os.environ["CUDA_VISIBLE_DEVICES"]))
+print("\\x1b[31mred\\x1b[0m", file=sys.stderr)
+
+# %% name="show"
+display(HTML("<b>bold</b>"))
+display(Markdown("*md*"))
+display(SVG('<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"></svg>'))
+glue("answer", 42, unit="ms")
+table("t", [{"a": 1, "b": "x"}])
+chart("c", x=[1, 2], series={"s": [1.0, 2.0]}, alt="two points")
+6 * 7
+''')
+    assert outcome.ok, outcome.error
+    result = outcome.result
+    assert result is not None
+    env, show = result["cells"]
+    assert env["name"] == "env" and env["outputs"][0] == {
+        "type": "stream", "name": "stdout", "text": "from the snippets dir\ncpu ''\n"}
+    assert env["outputs"][1] == {"type": "stream", "name": "stderr", "text": "red\n"}  # ANSI stripped
+    kinds = [o["data"] for o in show["outputs"]]
+    assert kinds[0]["text/html"] == "<b>bold</b>"
+    assert kinds[1]["text/markdown"] == "*md*"
+    image = kinds[2]["image/svg+xml"]
+    assert image.endswith(".svg") and image in outcome.images
+    assert kinds[3]["text/plain"] == "42"
+    assert result["values"]["answer"] == {"kind": "value", "name": "answer", "value": 42, "unit": "ms",
+                                          "cell": "show"}
+    assert result["tables"]["t"]["rows"] == [[1, "x"]]
+    assert result["charts"]["c"]["alt"] == "two points"
+    prov = result["provenance"]
+    assert prov["gpu"] is None and prov["cores"] == os.cpu_count()
+    assert prov["python"] and prov["cpu"] and prov["ran_at"].endswith("Z")
+    assert "torch" in prov and "git_commit" in prov and prov["duration_s"] > 0
+    assert result["key"] == snippet.load(tmp_path / "s.py", tmp_path).key
+    assert result["status"] == "ok" and result["device_class"] == "cpu-test"
+
+
+def test_expected_raise_is_captured_not_a_failure(tmp_path: Path) -> None:
+    outcome = run_text(tmp_path, '# %% name="boom" raises=true\nraise ValueError("<b>expected</b>")\n')
+    assert outcome.ok, outcome.error
+    (error,) = outcome.result["cells"][0]["outputs"]
+    assert error["type"] == "error" and error["ename"] == "ValueError"
+    assert "<b>expected</b>" in error["traceback"] and "\x1b[" not in error["traceback"]
+
+
+def test_unexpected_raise_fails_naming_file_line_and_cell(tmp_path: Path) -> None:
+    outcome = run_text(tmp_path, '# %% name="ok"\nx = 1\n\n# %% name="bad"\n1 / 0\n')
+    assert not outcome.ok and outcome.result is None
+    assert outcome.error.endswith("s.py:4: cell 'bad' raised ZeroDivisionError: division by zero")
+    assert "ZeroDivisionError" in outcome.traceback
+
+
+def test_cell_marked_raises_that_does_not_raise_fails(tmp_path: Path) -> None:
+    outcome = run_text(tmp_path, '# %% name="calm" raises=true\nx = 1\n')
+    assert not outcome.ok and "cell 'calm' is marked raises=true but raised nothing" in outcome.error
+
+
+def test_timeout_ends_the_kernel_and_its_children(tmp_path: Path) -> None:
+    pid_file = tmp_path / "child.pid"
+    options = RunOptions(device="cpu", device_class="cpu-test", cell_timeout=3, snippet_timeout=60)
+    outcome = run_text(tmp_path, f'''# %% name="hang"
+import subprocess, time
+child = subprocess.Popen(["sleep", "300"])
+open({str(pid_file)!r}, "w").write(str(child.pid))
+time.sleep(300)
+''', options)
+    assert not outcome.ok
+    assert "s.py:1: cell 'hang' timed out (per-cell timeout 3 s)" in outcome.error
+    child = int(pid_file.read_text())
+    deadline = time.monotonic() + 10
+    while psutil.pid_exists(child) and psutil.Process(child).status() != psutil.STATUS_ZOMBIE:
+        assert time.monotonic() < deadline, "the snippet's child process survived the timeout"
+        time.sleep(0.1)
+
+
+def test_snippet_header_timeout_limits_the_whole_snippet(tmp_path: Path) -> None:
+    outcome = run_text(tmp_path, '''# ---
+# blog:
+#   timeout: 3
+# ---
+
+# %% name="a"
+import time
+time.sleep(1)
+
+# %% name="b"
+time.sleep(30)
+''')
+    assert not outcome.ok and "cell 'b' timed out (per-snippet timeout 3 s)" in outcome.error
+
+
+def test_kernel_death_is_reported_with_its_signal(tmp_path: Path) -> None:
+    outcome = run_text(tmp_path, '# %% name="ok"\nx = 1\n\n# %% name="die"\nimport os\nos.abort()\n')
+    assert not outcome.ok
+    assert "s.py:4: the kernel died (killed by SIGABRT) while running cell 'die'" in outcome.error
+
+
+def test_runner_can_run_from_a_background_thread(tmp_path: Path) -> None:
+    path = tmp_path / "t.py"
+    path.write_text('# %% name="a"\nprint("threaded")\n')
+    box: list[runner.RunResult] = []
+    worker = threading.Thread(target=lambda: box.append(runner.run(snippet.load(path, tmp_path), CPU)))
+    worker.start()
+    worker.join(120)
+    assert box and box[0].ok, box and box[0].error
+    assert box[0].result["cells"][0]["outputs"][0]["text"] == "threaded\n"

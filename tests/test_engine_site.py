@@ -1,0 +1,170 @@
+"""End to end: `blog run`, then `mkdocs build --strict` of a small site that embeds the results."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from generator import device
+
+FIXTURE = Path(__file__).parent / "fixtures" / "engine" / "blog"
+CPU = device.cpu_class()
+
+
+def sh(site: Path, *argv: str, mode: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "BLOG_EXEC_MODE"}
+    env["NO_MKDOCS_2_WARNING"] = "1"
+    if mode:
+        env["BLOG_EXEC_MODE"] = mode
+    return subprocess.run([sys.executable, "-m", *argv], cwd=site, env=env, capture_output=True, text=True,
+                          timeout=300)
+
+
+def build(site: Path, *extra: str, mode: str | None = None) -> subprocess.CompletedProcess[str]:
+    return sh(site, "mkdocs", "build", *extra, mode=mode)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The fixture site with fresh results from a real `blog run` on this machine's CPU."""
+    root = tmp_path_factory.mktemp("engine-site") / "site"
+    shutil.copytree(FIXTURE, root, ignore=shutil.ignore_patterns("site", "_results", "__pycache__"))
+    done = sh(root, "generator.cli", "run", "--device", "cpu")
+    assert done.returncode == 0, done.stderr
+    return root
+
+
+def page(site: Path) -> str:
+    return (site / "site" / "demo" / "index.html").read_text(encoding="utf-8")
+
+
+def test_strict_build_embeds_values_outputs_tables_charts_with_provenance(site: Path) -> None:
+    done = build(site, "--strict")
+    assert done.returncode == 0, done.stderr
+    html = page(site)
+    stored = json.loads((site / "snippets" / "_results" / "demo" / f"{CPU}.json").read_text())
+    prov = stored["provenance"]
+    line = f"CPU {prov['cpu']} ({prov['cores']} cores) · torch {prov['torch']} · {prov['ran_at'][:10]}"
+    assert re.search(r'<span class="snippet-value" title="[^"]+">3\.33</span> 倍', html)
+    assert html.count(f"{line}</p>") == 4  # code, output, table, chart
+    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in html or "&lt;script&gt;alert('x')" in html
+    assert "<script>alert" not in html
+    assert "<td>compiled</td>" in html and "<td>0.75</td>" in html
+    assert "<desc" in html and "eager 与 compiled 的耗时对比" in html
+    assert '{x} 与代码 <code>d = {"a": 1}</code>' in html
+    (image,) = re.findall(r'<img src="\.\./_snippets/demo/' + CPU + r'-files/([0-9a-f]{16}\.svg)"', html)
+    assert (site / "site" / "_snippets" / "demo" / f"{CPU}-files" / image).is_file()
+    assert (site / "site" / "_snippets" / "snippets.css").is_file() and "_snippets/snippets.css" in html
+    assert "这是注释" not in html
+    report = json.loads((site / "site" / "_snippets" / "report.json").read_text())
+    (entry,) = report["snippets"]
+    assert (entry["state"], entry["source"], entry["posts"]) == ("fresh", "store", ["posts/posts/demo.md"])
+    assert "snippets: 1 snippet(s) embedded, mode frozen" in done.stderr
+
+
+def test_markdown_cell_edit_keeps_the_strict_build_passing(site: Path) -> None:
+    path = site / "snippets" / "demo.py"
+    original = path.read_text()
+    try:
+        path.write_text(original.replace("# A tiny snippet", "# 一个很小的片段, a tiny snippet"))
+        done = build(site, "--strict")
+        assert done.returncode == 0, done.stderr
+    finally:
+        path.write_text(original)
+
+
+def test_strict_build_fails_on_a_stale_result_naming_snippet_post_and_reason(site: Path) -> None:
+    path = site / "snippets" / "_helper.py"
+    original = path.read_text()
+    try:
+        path.write_text(original.replace("FACTOR = 3", "FACTOR = 4"))
+        done = build(site, "--strict")
+        assert done.returncode != 0
+        assert (f"posts/posts/demo.md embeds snippet 'demo' whose result on {CPU} is stale: "
+                f"local module _helper.py changed (run `blog run demo`)") in done.stderr
+        relaxed = build(site)
+        assert relaxed.returncode == 0, relaxed.stderr
+        assert '<sup class="snippet-stale-mark">stale</sup>' in page(site)
+    finally:
+        path.write_text(original)
+
+
+def test_strict_build_fails_on_a_missing_result_naming_snippet_and_post(site: Path) -> None:
+    results = site / "snippets" / "_results"
+    parked = site / "parked"
+    results.rename(parked)
+    try:
+        done = build(site, "--strict")
+        assert done.returncode != 0
+        assert "posts/posts/demo.md embeds snippet 'demo' which has no result" in done.stderr
+        relaxed = build(site)
+        assert relaxed.returncode == 0
+        assert "missing result" in page(site)
+    finally:
+        shutil.rmtree(results, ignore_errors=True)
+        parked.rename(results)
+
+
+def test_unknown_value_fails_the_build_naming_post_and_line(site: Path) -> None:
+    bad = site / "posts" / "posts" / "bad.md"
+    bad.write_text('---\ntitle: 坏\ndate: 2026-11-30\nslug: bad\n---\n\n# 坏\n\n'
+                   '数值 <%= value("demo", "nope") %>\n')
+    try:
+        done = build(site)
+        assert done.returncode != 0
+        message = "posts/posts/bad.md:9: snippet 'demo' recorded no value 'nope' (values: speedup)"
+        assert message in done.stderr
+    finally:
+        bad.unlink()
+
+
+def test_auto_build_runs_only_what_changed_and_a_rebuild_runs_nothing(site: Path) -> None:
+    path = site / "snippets" / "demo.py"
+    original = path.read_text()
+    stored = site / "snippets" / "_results" / "demo" / f"{CPU}.json"
+    before = stored.read_text()
+    try:
+        path.write_text(original.replace('"eager": 2.5', '"eager": 5.0'))
+        first = build(site, "--strict", mode="auto")
+        assert first.returncode == 0, first.stderr
+        report = json.loads((site / "site" / "_snippets" / "report.json").read_text())
+        assert report["counts"]["executed"] == 1 and report["snippets"][0]["source"] == "executed"
+        assert ">6.67</span>" in page(site)
+        second = build(site, "--strict", mode="auto")
+        assert second.returncode == 0, second.stderr
+        report = json.loads((site / "site" / "_snippets" / "report.json").read_text())
+        assert report["counts"]["executed"] == 0
+    finally:
+        path.write_text(original)
+        stored.write_text(before)
+
+
+def test_a_cpu_build_shows_a_fresh_gpu_result_and_never_overwrites_it(site: Path) -> None:
+    folder = site / "snippets" / "_results" / "demo"
+    gpu = json.loads((folder / f"{CPU}.json").read_text())
+    gpu["device_class"] = "cuda-nvidia-h200"
+    gpu["values"]["speedup"]["value"] = 12.5
+    h200 = {"name": "NVIDIA H200", "driver": "570.86", "cuda": "12.8", "capability": "9.0"}
+    gpu["provenance"].update(gpu=h200, torch="2.11.0", ran_at="2026-12-01T08:00:00Z", device="NVIDIA H200")
+    gpu_file = folder / "cuda-nvidia-h200.json"
+    gpu_file.write_text(json.dumps(gpu, indent=1, sort_keys=True))
+    before = gpu_file.read_bytes()
+    try:
+        done = build(site, "--strict", mode="auto")
+        assert done.returncode == 0, done.stderr
+        html = page(site)
+        assert ">12.50</span> 倍" in html
+        assert html.count("NVIDIA H200 · torch 2.11.0 · 2026-12-01</p>") == 4
+        report = json.loads((site / "site" / "_snippets" / "report.json").read_text())
+        assert report["counts"]["executed"] == 0
+        assert report["snippets"][0]["device_class"] == "cuda-nvidia-h200"
+        assert gpu_file.read_bytes() == before
+    finally:
+        gpu_file.unlink()

@@ -1,0 +1,175 @@
+"""Reading snippets: named cells, flags, options, malformed input, and the hash that keys results."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from generator import resolve, snippet
+from generator.errors import SnippetError
+
+GOOD = '''# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       format_name: percent
+# blog:
+#   timeout: 90
+# ---
+
+# %% [markdown]
+# Prose about the benchmark.
+
+# %% name="setup"
+import _common
+x = _common.base()
+
+# %% name="bench" raises=true
+%time x + 1
+raise ValueError("expected")
+
+# %% name="table" hide=true
+print(x)
+
+# %%
+print("unnamed")
+'''
+
+
+def write(tmp_path: Path, text: str, name: str = "demo.py") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def snippets(tmp_path: Path) -> Path:
+    write(tmp_path, "from _inner import ONE\n\n\ndef base():\n    return ONE\n", "_common.py")
+    write(tmp_path, "ONE = 1\n", "_inner.py")
+    write(tmp_path, GOOD)
+    return tmp_path
+
+
+def test_cells_carry_names_flags_and_marker_lines(snippets: Path) -> None:
+    snip = snippet.load(snippets / "demo.py", snippets)
+    code = snip.code_cells
+    assert [c.key for c in code] == ["setup", "bench", "table", "#4"]
+    assert [c.line for c in code] == [13, 17, 21, 24]
+    assert code[1].raises and not code[1].hide
+    assert code[2].hide and not code[2].raises
+    assert snip.options == {"timeout": 90}
+    assert snip.cell("bench") is code[1]
+    assert snip.cell("#4") is code[3]
+    assert snip.cell("missing") is None
+
+
+def test_local_modules_are_hashed_transitively(snippets: Path) -> None:
+    snip = snippet.load(snippets / "demo.py", snippets)
+    assert set(snip.modules) == {"_common.py", "_inner.py"}
+
+
+def test_discover_skips_helper_modules(snippets: Path) -> None:
+    assert [p.name for p in snippet.discover(snippets)] == ["demo.py"]
+
+
+def test_markdown_only_edit_keeps_the_key(snippets: Path) -> None:
+    before = snippet.load(snippets / "demo.py", snippets)
+    write(snippets, GOOD.replace("# Prose about the benchmark.", "# 关于基准测试的新说明。\n# More prose."))
+    after = snippet.load(snippets / "demo.py", snippets)
+    assert after.key == before.key
+
+
+def test_trailing_whitespace_does_not_change_the_key(snippets: Path) -> None:
+    before = snippet.load(snippets / "demo.py", snippets)
+    write(snippets, GOOD.replace("x = _common.base()", "x = _common.base()   \n\n"))
+    assert snippet.load(snippets / "demo.py", snippets).key == before.key
+
+
+def test_code_edit_makes_the_result_stale_and_says_which_cell(snippets: Path) -> None:
+    before = snippet.load(snippets / "demo.py", snippets)
+    result = {"key": before.key, "hashes": before.hashes}
+    edited = GOOD.replace('print("unnamed")', 'print("renamed")').replace("%time x + 1", "%time x + 2")
+    write(snippets, edited)
+    after = snippet.load(snippets / "demo.py", snippets)
+    assert after.key != before.key
+    assert resolve.stale_reasons(after, result) == ["code of cell 'bench' changed",
+                                                    "code of cell '#4' changed"]
+    assert resolve.stale_reasons(before, result) == []
+
+
+def test_flag_change_is_a_code_change(snippets: Path) -> None:
+    before = snippet.load(snippets / "demo.py", snippets)
+    result = {"key": before.key, "hashes": before.hashes}
+    write(snippets, GOOD.replace('name="table" hide=true', 'name="table"'))
+    after = snippet.load(snippets / "demo.py", snippets)
+    assert resolve.stale_reasons(after, result) == ["code of cell 'table' changed"]
+
+
+def test_local_module_edit_makes_the_result_stale_and_names_the_module(snippets: Path) -> None:
+    before = snippet.load(snippets / "demo.py", snippets)
+    result = {"key": before.key, "hashes": before.hashes}
+    write(snippets, "ONE = 2\n", "_inner.py")
+    after = snippet.load(snippets / "demo.py", snippets)
+    assert resolve.stale_reasons(after, result) == ["local module _inner.py changed"]
+
+
+def test_reordered_cells_are_a_reason(snippets: Path) -> None:
+    before = snippet.load(snippets / "demo.py", snippets)
+    order = [{"name": c.key} for c in before.code_cells]
+    result = {"key": before.key, "hashes": before.hashes, "cells": order}
+    table = '# %% name="table" hide=true\nprint(x)\n\n'
+    write(snippets, GOOD.replace(table, "").replace('# %% name="setup"', table + '# %% name="setup"'))
+    after = snippet.load(snippets / "demo.py", snippets)
+    assert resolve.stale_reasons(after, result) == ["cells were reordered"]
+
+
+def test_an_unchanged_file_is_read_back_from_its_result_without_parsing(snippets: Path) -> None:
+    parsed = snippet.load(snippets / "demo.py", snippets)
+    result = {"key": parsed.key, "hashes": parsed.hashes,
+              "cells": [{"name": c.key, "source": c.source, "line": c.line, "raises": c.raises,
+                         "hide": c.hide} for c in parsed.code_cells]}
+    again = snippet.from_result(snippets / "demo.py", snippets, result)
+    assert again is not None and again.key == parsed.key
+    assert [(c.key, c.line, c.raises, c.hide) for c in again.code_cells] == \
+        [(c.key, c.line, c.raises, c.hide) for c in parsed.code_cells]
+    write(snippets, GOOD.replace("# Prose about the benchmark.", "# Edited prose."))
+    assert snippet.from_result(snippets / "demo.py", snippets, result) is None  # bytes changed: parse
+    write(snippets, GOOD)
+    write(snippets, "ONE = 3\n", "_inner.py")
+    assert snippet.from_result(snippets / "demo.py", snippets, result) is None  # a module changed
+
+
+def test_added_and_removed_cells_are_reasons(snippets: Path) -> None:
+    before = snippet.load(snippets / "demo.py", snippets)
+    result = {"key": before.key, "hashes": before.hashes}
+    write(snippets, GOOD.replace('# %% name="table" hide=true', '# %% name="summary" hide=true'))
+    after = snippet.load(snippets / "demo.py", snippets)
+    assert resolve.stale_reasons(after, result) == ["cell 'summary' is new", "cell 'table' was removed"]
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        ('# %% name="a"\nx = 1\n\n# %% name="b"\ny = (\n', 5, "syntax error in cell 'b'"),
+        ('# %% name="a"\nx = 1\n\n# %% name="a"\ny = 2\n', 4, "duplicate cell name 'a' (first used on line"),
+        ('# %% name="a b"\nx = 1\n', 1, "invalid cell name 'a b'"),
+        ('# %% name="1st"\nx = 1\n', 1, "invalid cell name '1st'"),
+        ('# %% name=bench\nx = 1\n', 1, "cannot read cell options 'name=bench'"),
+        ('# %%\nx = 1\n\n# %% raises="yes"\ny = 2\n', 4, "raises='yes' must be true or false"),
+        ('# %%\nx = 1\n\n# %% name="b" timeout=3\ny = 2\n', 4, "unknown cell option(s) timeout"),
+        ("# ---\n# blog:\n#   timout: 3\n# ---\n\n# %%\nx = 1\n", 1, "unknown snippet option blog.timout"),
+        ("# ---\n# blog:\n#   timeout: -3\n# ---\n\n# %%\nx = 1\n", 1, "must be a positive number"),
+    ],
+)
+def test_malformed_snippet_names_file_and_line(tmp_path: Path, text: str, line: int, message: str) -> None:
+    path = write(tmp_path, text, "broken.py")
+    with pytest.raises(SnippetError) as caught:
+        snippet.load(path, tmp_path)
+    assert f"broken.py:{line}: " in str(caught.value)
+    assert message in str(caught.value)
+
+
+def test_magics_are_not_syntax_errors(tmp_path: Path) -> None:
+    path = write(tmp_path, '# %% name="t"\n%timeit sum(range(10))\n!echo hi\n')
+    assert snippet.load(path, tmp_path).cell("t") is not None

@@ -1,0 +1,165 @@
+"""The results store, the lock, modes and device preference, through the engine and the `blog` commands."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from generator import commands, device, resolve
+from generator.engine import Engine, Settings
+from generator.errors import GeneratorError, LockError
+from generator.store import Store
+
+SNIPPET = ('# %% [markdown]\n# prose\n\n'
+           '# %% name="main"\nfrom generator import glue\nglue("n", 7)\nprint("hi")\n')
+GPU = "cuda-nvidia-h200"
+CPU = device.cpu_class()
+
+
+def blog(*argv: str) -> int:
+    """The snippet commands of `blog`, in-process."""
+    parser = argparse.ArgumentParser(prog="blog")
+    commands.register(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(list(argv))
+    return int(args.handler(args) or 0)
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "snippets").mkdir()
+    (tmp_path / "snippets" / "s.py").write_text(SNIPPET)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.delenv(resolve.MODE_ENV, raising=False)
+    return tmp_path
+
+
+def engine(project: Path, mode: str = "auto") -> Engine:
+    snippets = project / "snippets"
+    return Engine(Settings(snippets_dir=snippets, results_dir=snippets / "_results", mode=mode, device="cpu"))
+
+
+def fake_result(eng: Engine, device_class: str, ran_at: str, stale: bool = False) -> Path:
+    """A hand-written result file, as another machine would have committed it."""
+    snip = eng.snippet("s")
+    result = {"snippet": "s", "key": "0" * 64 if stale else snip.key, "hashes": snip.hashes, "status": "ok",
+              "device_class": device_class, "cells": [{"name": "main", "source": "", "outputs": [],
+                                                       "wall_s": 1.0, "raises": False}],
+              "values": {"n": {"kind": "value", "name": "n", "value": 99, "unit": None}}, "tables": {},
+              "charts": {}, "provenance": {"device": "NVIDIA H200", "gpu": {"name": "NVIDIA H200"},
+                                           "ran_at": ran_at, "torch": "2.11.0", "duration_s": 1.0}}
+    return eng.store.save(result, {})
+
+
+def test_result_file_is_sorted_json_written_without_leftovers(project: Path) -> None:
+    eng = engine(project)
+    outcome = eng.run(eng.snippet("s"))
+    assert outcome.ok, outcome.error
+    path = project / "snippets" / "_results" / "s" / f"{CPU}.json"
+    text = path.read_text()
+    data = json.loads(text)
+    assert list(data) == sorted(data)
+    assert data["values"]["n"]["value"] == 7 and data["status"] == "ok"
+    assert sorted(p.name for p in path.parent.iterdir()) == [path.name]
+
+
+def test_failed_run_never_replaces_a_good_result(project: Path) -> None:
+    eng = engine(project)
+    assert eng.run(eng.snippet("s")).ok
+    stored = eng.store.path("s", CPU)
+    before = stored.read_bytes()
+    (project / "snippets" / "s.py").write_text(SNIPPET.replace('print("hi")', 'raise SystemError("broken")'))
+    outcome = eng.run(eng.snippet("s"))
+    assert not outcome.ok and "cell 'main' raised SystemError: broken" in outcome.error
+    assert stored.read_bytes() == before
+    assert eng.shown(eng.snippet("s")).state == "stale"
+
+
+def test_blog_run_reports_a_failure_keeps_the_old_result_and_exits_1(project: Path, capsys) -> None:
+    assert blog("run", "--device", "cpu") == 0
+    (project / "snippets" / "s.py").write_text(SNIPPET.replace('print("hi")', "1/0"))
+    assert blog("run", "--device", "cpu") == 1
+    err = capsys.readouterr().err
+    assert "s.py:4: cell 'main' raised ZeroDivisionError" in err
+    assert f"the previous result snippets/_results/s/{CPU}.json was kept" in err
+
+
+def test_a_second_lock_holder_fails_fast_with_a_clear_message(project: Path) -> None:
+    store = Store(project / "snippets" / "_results")
+    with store.lock():
+        busy = r"locked by pid \d+ \(another `blog run`"
+        with pytest.raises(LockError, match=busy), Store(store.root).lock():
+            pass
+        done = subprocess.run([sys.executable, "-m", "generator.cli", "run", "--device", "cpu"],
+                              capture_output=True, text=True, timeout=120, cwd=project)
+    assert done.returncode == 2
+    assert "is locked by pid" in done.stderr
+    with store.lock():  # released: usable again
+        pass
+
+
+def test_mode_from_environment_wins_over_configuration() -> None:
+    assert resolve.mode("auto", {}) == "auto"
+    assert resolve.mode("auto", {resolve.MODE_ENV: "frozen"}) == "frozen"
+    with pytest.raises(GeneratorError, match="BLOG_EXEC_MODE='sometimes' is not a mode"):
+        resolve.mode("auto", {resolve.MODE_ENV: "sometimes"})
+
+
+def test_modes_decide_what_runs(project: Path) -> None:
+    eng = engine(project)
+    snip = eng.snippet("s")
+    assert [eng.needs_run(snip, m) for m in resolve.MODES] == [True, False, True, False]  # missing
+    fake_result(eng, CPU, "2026-11-30T10:00:00Z")
+    assert [eng.needs_run(snip, m) for m in resolve.MODES] == [False, False, True, False]  # fresh
+    fake_result(eng, CPU, "2026-11-30T10:00:00Z", stale=True)
+    assert [eng.needs_run(snip, m) for m in resolve.MODES] == [True, False, True, False]  # stale
+
+
+def test_fresh_gpu_result_is_shown_by_a_cpu_machine_and_never_overwritten(project: Path, capsys) -> None:
+    eng = engine(project)
+    gpu_file = fake_result(eng, GPU, "2026-11-01T00:00:00Z")
+    before = gpu_file.read_bytes()
+    snip = eng.snippet("s")
+    assert not eng.needs_run(snip)
+    assert eng.shown(snip).device_class == GPU
+    assert blog("run") == 0  # auto: the GPU result is fresh, nothing runs
+    assert "skip s (fresh result exists" in capsys.readouterr().err
+    assert not eng.store.path("s", CPU).exists()
+    assert blog("run", "--force", "--device", "cpu") == 0  # forced: measured on the CPU, filed apart
+    assert eng.store.path("s", CPU).exists() and gpu_file.read_bytes() == before
+    assert eng.shown(eng.snippet("s")).device_class == GPU  # a fresh GPU result still wins
+
+
+def test_stale_gpu_result_yields_to_fresh_cpu_then_newest_stale(project: Path) -> None:
+    eng = engine(project)
+    fake_result(eng, GPU, "2026-11-01T00:00:00Z", stale=True)
+    fake_result(eng, CPU, "2026-10-01T00:00:00Z")
+    snip = eng.snippet("s")
+    assert eng.shown(snip).device_class == CPU
+    fake_result(eng, CPU, "2026-10-01T00:00:00Z", stale=True)
+    shown = eng.shown(snip)
+    assert (shown.device_class, shown.state) == (GPU, "stale")
+
+
+def test_blog_status_lists_states_and_exits_1_on_stale_or_missing(project: Path, capsys) -> None:
+    assert blog("status") == 1
+    assert "missing" in capsys.readouterr().out
+    assert blog("run", "--device", "cpu") == 0
+    assert blog("status") == 0
+    out = capsys.readouterr().out
+    assert "fresh" in out and CPU in out
+    (project / "snippets" / "s.py").write_text(SNIPPET.replace('print("hi")', 'print("bye")'))
+    assert blog("status") == 1
+    assert "code of cell 'main' changed" in capsys.readouterr().out
+    assert blog("show", "s") == 1
+    assert "stale" in capsys.readouterr().out
+
+
+def test_unknown_snippet_is_bad_input(project: Path) -> None:
+    with pytest.raises(GeneratorError, match="no snippet 'nope'"):
+        blog("run", "nope")

@@ -1,0 +1,182 @@
+"""The flagship post (and its English companion) types no number by hand: every number comes from a result.
+
+The site is built once (frozen mode: stored results only, nothing executed). Then, in the post's
+rendered article, everything the snippets engine produced is removed (elements with a ``snippet-``
+class, code, charts, and embedded tables, which end with a provenance line); what is left is prose
+typed by the author, and it may hold digits only in dates and version numbers. Each inline value is
+checked against the stored results, and each snippet the post names must exist with a fresh result.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from lxml import html as lxml_html
+
+from generator.resolve import stale_reasons
+from generator.snippet import load
+
+ROOT = Path(__file__).resolve().parents[1]
+POSTS_DIR = ROOT / "posts" / "posts"
+SLUGS = ["torch-compile-fullgraph", "torch-compile-fullgraph-en"]  # file stem == slug
+SNIPPETS = ROOT / "snippets"
+RESULTS = SNIPPETS / "_results"
+
+EMBED = re.compile(r"""\b(code|output|table|chart|value|provenance)\(\s*["']([^"']+)["']""")
+VALUE_CALL = re.compile(r"""value\(\s*["']([^"']+)["']\s*,\s*["']([^"']+)["']""")
+#: Digits the author may type: ISO and Chinese dates, versions after a product name, GPU model names.
+ALLOWED = [
+    re.compile(r"\b\d{4}-\d{2}-\d{2}\b"),
+    re.compile(r"\d{4}\s*年\s*\d{1,2}\s*月(\s*\d{1,2}\s*日)?"),
+    re.compile(r"\b(?:PyTorch|torch|Python|Triton|triton|CUDA|MkDocs|Material)\s+v?\d+(?:\.\d+)*\b"),
+    re.compile(r"\b[AHLVB]\d{2,3}\b"),
+]
+
+
+def embedded_snippets(markdown: str) -> set[str]:
+    return {stem for _, stem in EMBED.findall(markdown)}
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site, built from stored results only."""
+    site = tmp_path_factory.mktemp("site")
+    env = {**os.environ, "BLOG_EXEC_MODE": "frozen"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "-q", "-d", str(site)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return site
+
+
+@pytest.fixture(params=SLUGS)
+def slug(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
+@pytest.fixture
+def markdown(slug: str) -> str:
+    return (POSTS_DIR / f"{slug}.md").read_text(encoding="utf-8")
+
+
+@pytest.fixture
+def article(built: Path, slug: str) -> lxml_html.HtmlElement:
+    page = built / slug / "index.html"
+    assert page.is_file(), f"the post was not published at /{slug}/"
+    tree = lxml_html.fromstring(page.read_text(encoding="utf-8"))
+    found = tree.xpath("//article[contains(@class, 'md-content__inner')]")
+    assert found, "no article element in the post page"
+    return found[0]
+
+
+def _classes(el: lxml_html.HtmlElement) -> list[str]:
+    return (el.get("class") or "").split()
+
+
+def _is_embedded_table(el: lxml_html.HtmlElement) -> bool:
+    """A table the table() embed produced: it ends with the provenance line, as every block embed does."""
+    following = el.getnext()
+    return following is not None and "snippet-provenance" in _classes(following)
+
+
+def prose_text(article: lxml_html.HtmlElement) -> str:
+    """The author's prose: the article minus everything produced by embeds, code and page chrome."""
+    article = lxml_html.fromstring(lxml_html.tostring(article, encoding="unicode"))
+    doomed = []
+    for el in article.iter():
+        if not isinstance(el.tag, str):
+            continue
+        classes = _classes(el)
+        if (
+            el.tag in ("pre", "code", "svg", "figure", "script", "style")
+            or any(c.startswith("snippet-") for c in classes)
+            or "headerlink" in classes
+            or any(c.startswith("md-post__") or c.startswith("md-source-file") for c in classes)
+            or (el.tag == "table" and _is_embedded_table(el))
+        ):
+            doomed.append(el)
+    for el in doomed:
+        if el.getparent() is not None:
+            el.drop_tree()
+    return article.text_content()
+
+
+def hand_typed_numbers(text: str) -> list[str]:
+    for pattern in ALLOWED:
+        text = pattern.sub(" ", text)
+    return [text[max(0, m.start() - 30) : m.end() + 30].replace("\n", " ") for m in re.finditer(r"\d+", text)]
+
+
+def stored_values(stem: str) -> list[object]:
+    values: list[object] = []
+    for path in (RESULTS / stem).glob("*.json"):
+        result = json.loads(path.read_text(encoding="utf-8"))
+        values += [rec["value"] for rec in result.get("values", {}).values()]
+    return values
+
+
+def _matches(text: str, value: object) -> bool:
+    """Whether the displayed text is `value` as some format() spec would show it."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return text == str(value)
+    try:
+        shown = float(text.replace(",", ""))
+    except ValueError:
+        return False
+    decimals = len(text.split(".")[1]) if "." in text else 0
+    return math.isclose(round(float(value), decimals), shown, abs_tol=10 ** -decimals / 2 + 1e-12)
+
+
+# --- the checks --------------------------------------------------------------------------------------
+
+
+def test_prose_has_no_numbers_typed_by_hand(article: lxml_html.HtmlElement) -> None:
+    found = hand_typed_numbers(prose_text(article))
+    assert not found, "digits in prose outside embeds, code, dates and versions:\n" + "\n".join(found)
+
+
+def test_the_digit_check_would_catch_a_typed_number() -> None:
+    page = lxml_html.fromstring(
+        '<article class="md-content__inner"><p>快了 <span class="snippet-value">2.27</span> 倍，'
+        "省下 30% 延迟；测于 2026-11-30，torch 2.13。</p></article>"
+    )
+    found = hand_typed_numbers(prose_text(page))
+    assert len(found) == 1 and "30%" in found[0]
+
+
+def test_every_inline_value_is_a_stored_value(article: lxml_html.HtmlElement, markdown: str) -> None:
+    stems = embedded_snippets(markdown)
+    allowed = [v for stem in stems for v in stored_values(stem)]
+    spans = article.xpath(".//span[contains(concat(' ', @class, ' '), ' snippet-value ')]")
+    assert len(spans) >= len(VALUE_CALL.findall(markdown)), "an inline value embed rendered nothing"
+    for span in spans:
+        text = span.text_content().strip()
+        assert not text.startswith("["), f"inline value without a result: {text}"
+        assert any(_matches(text, v) for v in allowed), f"{text!r} is not a stored value"
+
+
+def test_every_snippet_the_post_names_exists_with_a_fresh_result(markdown: str) -> None:
+    stems = embedded_snippets(markdown)
+    assert "model_bench" in stems
+    for stem in sorted(stems):
+        path = SNIPPETS / f"{stem}.py"
+        assert path.is_file(), f"the post embeds {stem!r} but {path} does not exist"
+        snippet = load(path, SNIPPETS)
+        results = sorted((RESULTS / stem).glob("*.json"))
+        assert results, f"no stored result for {stem}"
+        why = {p.stem: stale_reasons(snippet, json.loads(p.read_text(encoding="utf-8"))) for p in results}
+        assert any(not reasons for reasons in why.values()), f"{stem}: every result is stale: {why}"
+
+
+def test_rendered_post_shows_no_stale_or_missing_result(article: lxml_html.HtmlElement) -> None:
+    markup = lxml_html.tostring(article, encoding="unicode")
+    for mark in ("snippet-stale", "snippet-missing", "snippet-placeholder"):
+        assert mark not in markup, f"the post shows a {mark} embed"

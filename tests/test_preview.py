@@ -1,0 +1,113 @@
+"""Snippets on save: only an edited snippet re-runs, in the background, and a failed re-run loses nothing.
+
+These use the real engine (a Jupyter kernel per run) and the real watcher of `mkdocs serve`
+(LiveReloadServer's polling observer); the snippets are tiny and need no torch.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from mkdocs.livereload import LiveReloadServer
+
+from generator.engine import Engine, Settings
+from generator.preview import SnippetPreview
+
+SNIPPET = """\
+# %% [markdown]
+# {prose}
+
+# %% name="main"
+from generator import glue
+from {helper} import factor
+glue("answer", {value} * factor)
+print("answer", {value} * factor)
+"""
+
+
+def write_snippet(root: Path, stem: str, value: int, prose: str = "prose", helper: str = "_helper") -> Path:
+    path = root / "snippets" / f"{stem}.py"
+    path.write_text(SNIPPET.format(prose=prose, value=value, helper=helper), encoding="utf-8")
+    return path
+
+
+def wait_for(condition: Callable[[], bool], timeout: float = 90) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not met in time")
+        time.sleep(0.1)
+
+
+@pytest.fixture
+def engine(tmp_path: Path) -> Engine:
+    (tmp_path / "snippets").mkdir()
+    (tmp_path / "snippets" / "_helper.py").write_text("factor = 1\n", encoding="utf-8")
+    (tmp_path / "snippets" / "_other.py").write_text("factor = 10\n", encoding="utf-8")
+    write_snippet(tmp_path, "a", 1)
+    write_snippet(tmp_path, "b", 2, helper="_other")
+    eng = Engine(Settings(tmp_path / "snippets", tmp_path / "snippets" / "_results", device="cpu"))
+    for stem in ("a", "b"):
+        assert eng.run(eng.snippet(stem)).ok
+    return eng
+
+
+@pytest.fixture
+def preview(engine: Engine, tmp_path: Path) -> Iterator[SnippetPreview]:
+    server = LiveReloadServer(builder=lambda: None, host="127.0.0.1", port=0, root=str(tmp_path))
+    watcher = SnippetPreview(engine)
+    watcher.attach(server)
+    server.observer.start()
+    yield watcher
+    watcher.stop()
+    server.observer.stop()
+    server.server_close()
+
+
+def value(engine: Engine, stem: str) -> int:
+    return engine.shown(engine.snippet(stem)).result["values"]["answer"]["value"]
+
+
+def test_saving_a_code_edit_reruns_that_snippet_alone_in_the_background(
+    engine: Engine, preview: SnippetPreview, tmp_path: Path
+) -> None:
+    write_snippet(tmp_path, "a", 7)
+    wait_for(lambda: preview.runs == ["a"] and preview.idle())
+    assert engine.shown(engine.snippet("a")).state == "fresh"
+    assert value(engine, "a") == 7
+    assert value(engine, "b") == 20
+
+
+def test_a_markdown_cell_edit_or_a_touch_runs_nothing(
+    engine: Engine, preview: SnippetPreview, tmp_path: Path
+) -> None:
+    path = write_snippet(tmp_path, "a", 1, prose="new prose, same code")
+    assert preview.changed() == []
+    path.touch()
+    assert preview.changed() == []
+    time.sleep(1.5)  # three polling intervals of the observer
+    assert preview.runs == []
+
+
+def test_editing_a_local_module_queues_only_the_snippets_that_import_it(
+    engine: Engine, preview: SnippetPreview, tmp_path: Path
+) -> None:
+    (tmp_path / "snippets" / "_other.py").write_text("factor = 100\n", encoding="utf-8")
+    wait_for(lambda: preview.runs == ["b"] and preview.idle())
+    assert value(engine, "b") == 200
+    assert value(engine, "a") == 1
+
+
+def test_a_failing_rerun_keeps_the_previous_result_and_reports_the_error(
+    engine: Engine, preview: SnippetPreview, tmp_path: Path
+) -> None:
+    before = (tmp_path / "snippets/_results/a").glob("*.json").__next__().read_bytes()
+    failing = '# %% name="main"\nraise RuntimeError("boom")\n'
+    (tmp_path / "snippets/a.py").write_text(failing, encoding="utf-8")
+    wait_for(lambda: preview.runs == ["a"] and preview.idle())
+    assert "boom" in preview.failures["a"]
+    assert (tmp_path / "snippets/_results/a").glob("*.json").__next__().read_bytes() == before
+    assert engine.shown(engine.snippet("a")).state == "stale"
