@@ -14,12 +14,15 @@ Method, per candidate, in this order:
    metrics (``torch._dynamo.explain`` under-reports breaks that leave an empty graph).
 
 Statistics are median, interquartile range and number of blocks; speed-ups are ratios of medians.
+``Comparison.record`` writes two tables: a compact one with Chinese headers for the post, and
+``<name>.raw`` with every number in seconds and the full method, so nothing measured is lost.
 torch is imported inside functions so that ``import generator`` stays light.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 import os
 import statistics
 import time
@@ -31,6 +34,8 @@ from generator.target import target_device
 
 #: Why CPU peak memory is not reported; recorded in table captions.
 CPU_MEMORY_NOTE = "peak memory is not measured on CPU: torch's CPU allocator keeps no resettable peak"
+#: The same, for the compact Chinese caption a post shows.
+CPU_MEMORY_NOTE_ZH = "CPU 上不测峰值内存"
 
 
 @dataclass(frozen=True)
@@ -144,12 +149,74 @@ class Comparison:
             parts.append(f"(1-min load average {self.load_average:.2f} on {os.cpu_count()} CPUs)")
         return "; ".join([" ".join(parts), *self.notes])
 
+    def display_rows(self) -> list[dict[str, Any]]:
+        """One row per candidate for a post: Chinese headers with units, numbers at a readable precision.
+
+        Times are in one unit per column (the largest that keeps every value under 1000, or 10000 for
+        first calls); the peak memory column appears only where it was measured.
+        """
+        unit, scale = _time_unit([m.timing.median_s for m in self.measurements])
+        # First calls span orders of magnitude (eager vs compiling): seconds only from 10 s up.
+        first_unit, first_scale = _time_unit([m.first_call_s for m in self.measurements], below=10_000)
+        with_memory = any(m.peak_memory_bytes is not None for m in self.measurements)
+        rows = []
+        for m in self.measurements:
+            row: dict[str, Any] = {
+                "写法": m.name,
+                f"首次调用（含编译，{first_unit}）": readable(m.first_call_s * first_scale),
+                f"中位数（{unit}）": readable(m.timing.median_s * scale),
+                f"IQR（{unit}）": readable(m.timing.iqr_s * scale),
+                "重复次数": m.timing.repeats,
+                "加速比": f"{self.speedup(m.name):.2f}×",
+            }
+            if with_memory:
+                peak = m.peak_memory_bytes
+                row["峰值显存（MiB）"] = None if peak is None else readable(peak / 2**20)
+            rows.append(row)
+        return rows
+
+    def display_caption(self, caption: str | None = None) -> str:
+        """A short Chinese caption: what was compared, the device, the thread count and the method."""
+        parts = [
+            f"设备 {self.device}，{self.threads} 线程，{self.input_sets} 组输入轮换",
+            "首次调用单独计时（含编译）；其余为预热后每次调用的中位数与四分位距（IQR）",
+            f"加速比 = {self.baseline} 的中位数 ÷ 本行的中位数",
+        ]
+        if self.device != "cuda":
+            parts.append(CPU_MEMORY_NOTE_ZH)
+        return "；".join([caption, *parts] if caption else parts) + "。"
+
     def record(self, name: str, caption: str | None = None) -> None:
-        """Record the comparison as a table (with device, threads and method in the caption)."""
+        """Record the comparison twice: `name`, compact for the post, and `name.raw`, every number.
+
+        The raw table keeps seconds, calls per repeat, graphs, breaks and their reasons, recompiles,
+        and the full method in its caption (load average included), so nothing measured is lost.
+        """
         from generator.record import table
 
+        table(name, self.display_rows(), caption=self.display_caption(caption))
         full = self.caption() if caption is None else f"{caption} ({self.caption()})"
-        table(name, self.rows(), caption=full)
+        table(f"{name}.raw", self.rows(), caption=full)
+
+
+def _time_unit(seconds: Sequence[float], below: float = 1000) -> tuple[str, float]:
+    """The unit (and its factor from seconds) that shows the largest value under `below`."""
+    largest = max(seconds, default=0.0)
+    for unit, scale in (("µs", 1e6), ("ms", 1e3)):
+        if largest * scale < below:
+            return unit, scale
+    return "s", 1.0
+
+
+def readable(value: float) -> str:
+    """Three significant digits (all digits from 1000 up), never scientific notation: 1234, 12.3, 0.0123."""
+    if value == 0:
+        return "0"
+    if abs(value) >= 1000:
+        return f"{value:.0f}"
+    value = float(f"{value:.3g}")  # round first, so 99.96 shows as 100, not 100.0
+    decimals = max(0, 2 - math.floor(math.log10(abs(value))))
+    return f"{value:.{decimals}f}"
 
 
 def first_line(text: str) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 from generator import render
@@ -24,9 +25,12 @@ STYLESHEET = "_snippets/snippets.css"
 class Build:
     """Per-build state around an ``Engine``: prepared snippets, warnings given, the report."""
 
-    def __init__(self, engine: Engine, project_dir: Path) -> None:
+    def __init__(self, engine: Engine, project_dir: Path,
+                 rerunning: Callable[[str], bool] | None = None) -> None:
         self.engine = engine
         self.project_dir = project_dir
+        # Serve only: whether the background preview has this snippet queued or running.
+        self.rerunning = rerunning or (lambda stem: False)
         self.report = BuildReport(engine.mode, engine.device_class)
         self.renderer = render.Renderer(self.lookup, render.image_url)
         self._prepared: dict[str, render.Resolved] = {}
@@ -77,11 +81,20 @@ class Build:
             return
         self._warned.add((stem, post))
         if status.state == "stale":
-            log.warning("snippets: %s embeds snippet '%s' whose result on %s is stale: %s "
-                        "(run `blog run %s`)", post, stem, status.device_class, status.why, stem)
+            log.warning("snippets: %s embeds snippet '%s' whose result on %s is stale: %s (%s)",
+                        post, stem, status.device_class, status.why, self._remedy(stem))
         else:
-            log.warning("snippets: %s embeds snippet '%s' which has no result (%s; run `blog run %s`)",
-                        post, stem, status.why, stem)
+            log.warning("snippets: %s embeds snippet '%s' which has no result (%s; %s)",
+                        post, stem, status.why, self._remedy(stem))
+
+    def _remedy(self, stem: str) -> str:
+        """What happens next for a stale or missing snippet: what to run, or why not."""
+        if self.rerunning(stem):
+            return "re-running it in the background; the page reloads when it ends"
+        entry = self.report.entries.get(stem)
+        if entry is not None and entry.error:
+            return f"running it in this build failed, see the error above; fix it, then `blog run {stem}`"
+        return f"run `blog run {stem}`"
 
     def finish(self, site_dir: Path, report_path: Path | None) -> Path:
         """Copy the shown results' images into the site, log the summary, write the JSON report."""

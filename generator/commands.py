@@ -1,6 +1,7 @@
 """`blog run`, `blog status` and `blog show`: the snippet engine on the command line.
 
-Exit codes: 0 success, 1 a snippet failed (run) or is stale/missing (status), 2 bad input (from cli.py).
+Exit codes: 0 success, 1 a snippet failed (run) or is stale/missing (status), 2 bad input: a malformed
+or unknown snippet, a locked store (raised to cli.py, or counted by `blog status`).
 """
 
 from __future__ import annotations
@@ -13,13 +14,16 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from generator import device, resolve
 from generator.engine import Engine, Settings
+from generator.errors import SnippetError
 from generator.render import provenance_line
 from generator.runner import RunResult
+from generator.snippet import Snippet, display_path
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -65,16 +69,29 @@ def _engine(args: argparse.Namespace, mode: str = "frozen") -> Engine:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    """Run what the mode says needs running; exit 1 when any snippet failed."""
+    """Run what the mode says needs running; exit 1 when any snippet failed.
+
+    The store lock is held for the whole run, so a second `blog run` fails at once instead of
+    interleaving its snippets with ours.
+    """
     mode = "force" if args.force else (args.mode or resolve.mode("auto"))
     engine = _engine(args, mode)
     snippets = [engine.snippet(name) for name in (args.snippets or engine.stems())]
     console = Console(stderr=True, width=None if sys.stderr.isatty() or os.environ.get("COLUMNS") else 160)
+    if mode in ("frozen", "off"):
+        for s in snippets:
+            console.print(f"[dim]skip[/] {s.stem} (mode {mode}; --force to re-run)")
+        return 0
+    with engine.store.lock():
+        return _run_due(engine, snippets, console)
+
+
+def _run_due(engine: Engine, snippets: list[Snippet], console: Console) -> int:
+    """Run, one by one under a progress bar, the snippets the mode says are due; 1 when any failed."""
     todo = [s for s in snippets if engine.needs_run(s)]
     for s in snippets:
         if s not in todo:
-            why = "mode " + mode if mode in ("frozen", "off") else "fresh result exists"
-            console.print(f"[dim]skip[/] {s.stem} ({why}; --force to re-run)")
+            console.print(f"[dim]skip[/] {s.stem} (fresh result exists; --force to re-run)")
     failures: list[RunResult] = []
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console, transient=True) as bar:
@@ -85,7 +102,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             bar.remove_task(task)
             bar.advance(overall)
             if outcome.ok:
-                stored = _rel(engine.store.path(s.stem, engine.device_class))
+                stored = display_path(engine.store.path(s.stem, engine.device_class))
                 console.print(f"[green]ok[/]   {s.stem} on {engine.device_class} "
                               f"in {outcome.duration_s:.1f} s -> {stored}")
             else:
@@ -95,24 +112,35 @@ def cmd_run(args: argparse.Namespace) -> int:
                     console.print(outcome.traceback, markup=False, highlight=False)
                 kept = engine.store.path(s.stem, engine.device_class)
                 if kept.exists():
-                    console.print(f"     the previous result {_rel(kept)} was kept")
+                    console.print(f"     the previous result {display_path(kept)} was kept")
     if failures:
         console.print(f"[red]{len(failures)} of {len(todo)} snippet(s) failed[/]")
     return 1 if failures else 0
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    """A table of every snippet's results; exit 1 when any snippet shows a stale or missing result."""
+    """A table of every snippet's results; exit 1 when any snippet shows a stale or missing result.
+
+    A malformed snippet gets a row with its error (file and line) instead of hiding the others' rows,
+    and makes the exit status 2 (bad input).
+    """
     engine = _engine(args)
+    names = args.snippets or engine.stems()
+    paths = [engine.path(name) for name in names]  # an unknown name is bad input before any output
     table = Table(title=f"snippets (this machine: {engine.device_class})")
     for column in ("snippet", "device class", "state"):
         table.add_column(column, no_wrap=True)
     table.add_column("why", overflow="fold", ratio=1)
     for column in ("ran at (UTC)", "duration", "shown"):
         table.add_column(column, no_wrap=True)
-    bad = 0
-    for name in args.snippets or engine.stems():
-        snip = engine.snippet(name)
+    bad = malformed = 0
+    for path in paths:
+        try:
+            snip = engine.snippet(str(path))
+        except SnippetError as exc:
+            malformed += 1
+            table.add_row(path.stem, "", "[red]malformed[/]", escape(str(exc)), "", "", "")
+            continue
         shown = engine.shown(snip)
         bad += shown.state != "fresh"
         for st in engine.status(snip):
@@ -123,7 +151,7 @@ def cmd_status(args: argparse.Namespace) -> int:
                           st.why if st.state != "fresh" else "", st.ran_at.replace("T", " ")[:16],
                           f"{duration:.1f} s" if duration is not None else "", "yes" if is_shown else "")
     _console().print(table)
-    return 1 if bad else 0
+    return 2 if malformed else 1 if bad else 0
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -169,10 +197,3 @@ def _plain(out: dict[str, Any]) -> str:
         if mime in data:
             return data[mime]
     return f"[{', '.join(data)}]"
-
-
-def _rel(path: Path) -> str:
-    try:
-        return path.relative_to(Path.cwd()).as_posix()
-    except ValueError:
-        return str(path)

@@ -39,6 +39,7 @@ def gpu_name() -> str | None:
 
 
 def cpu_class() -> str:
+    """``cpu-<machine>``: CPU results are comparable only within one architecture."""
     machine = re.sub(r"[^a-z0-9_]+", "-", platform.machine().lower()).strip("-")
     return f"cpu-{machine or 'unknown'}"
 

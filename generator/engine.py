@@ -85,21 +85,29 @@ class Engine:
         return self.store.results(stem)
 
     def status(self, snip: Snippet) -> list[resolve.Status]:
+        """Every device class's result, for `blog status`."""
         return resolve.statuses(snip, self.results(snip.stem), self.device_class)
 
     def shown(self, snip: Snippet) -> resolve.Status:
+        """The one result a post shows (see ``resolve.shown``)."""
         return resolve.shown(snip, self.results(snip.stem), self.device_class)
 
     def needs_run(self, snip: Snippet, mode: str | None = None) -> bool:
+        """Whether ``mode`` (default: the engine's) executes the snippet on this device now."""
         return resolve.needs_run(snip, self.results(snip.stem), self.device_class, mode or self.mode)
 
     def options(self) -> RunOptions:
+        """The runner's options: this device and the configured timeouts."""
         s = self.settings
         return RunOptions(device=self.run_device, device_class=self.device_class,
                           cell_timeout=s.cell_timeout, snippet_timeout=s.snippet_timeout)
 
     def run(self, snip: Snippet, progress: Progress | None = None) -> RunResult:
-        """Execute under the store lock; store the result only when the run succeeded."""
+        """Execute under the store lock; store the result only when the run succeeded.
+
+        The lock is re-entrant, so `blog run`, which holds it for its whole run, takes it again here;
+        anyone else holding it makes this raise ``LockError`` at once.
+        """
         full = snippet.load(snip.path, self.settings.snippets_dir)  # with its options, as on disk now
         with self.store.lock():
             outcome = runner.run(full, self.options(), progress)

@@ -41,7 +41,7 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         if self.preview is not None:  # rebuilds while serving only read; the preview executes
             options = replace(options, mode="frozen")
         self.engine = _guard(lambda: Engine(options))
-        self.build = Build(self.engine, project)
+        self.build = Build(self.engine, project, self.preview.busy if self.preview else None)
         config.extra_css.append(STYLESHEET)
         return config
 
@@ -50,6 +50,10 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
             self.preview = SnippetPreview(self.engine)
             self.preview.attach(server)
         return server
+
+    def on_pre_build(self, config: Any) -> None:
+        if self.preview is not None:  # queue edited snippets before rendering, so warnings can say so
+            self.preview.changed()
 
     def on_shutdown(self) -> None:
         if self.preview is not None:

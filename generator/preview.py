@@ -44,6 +44,7 @@ class SnippetPreview:
         self.results_dir = Path(engine.settings.results_dir).resolve()
         self._keys: dict[str, str | None] = {}
         self._keys_lock = threading.Lock()
+        self._errors: dict[str, str] = {}  # stem -> the parse error last logged for it
         self._queue: queue.Queue[str | None] = queue.Queue()
         self._pending: set[str] = set()
         self._running: str | None = None
@@ -71,29 +72,36 @@ class SnippetPreview:
         """The snippet running now, if any."""
         return self._running
 
+    def busy(self, stem: str) -> bool:
+        """Whether ``stem`` is queued or running: a build in the meantime shows its old result."""
+        return stem == self._running or stem in self._pending
+
     def idle(self) -> bool:
         """Nothing queued and nothing running."""
         return self._running is None and not self._pending
 
     def changed(self) -> list[str]:
-        """Re-read the snippets; queue each whose key changed and that `auto` mode would run. Returns them."""
-        current = self._current_keys()
+        """Re-read the snippets; queue each whose key changed and that `auto` mode would run. Returns them.
+
+        Called from the watcher's thread on a save and from the build before it renders; the lock makes
+        each edit queue its snippet once.
+        """
         with self._keys_lock:
-            before = self._keys
-            edited = sorted(s for s, key in current.items() if key is not None and key != before.get(s))
+            current = self._current_keys()
+            edited = sorted(s for s, key in current.items() if key is not None and key != self._keys.get(s))
             self._keys = current
-        queued = []
-        for stem in edited:
-            try:
-                due = self.engine.needs_run(self.engine.snippet(stem), "auto")
-            except GeneratorError as exc:
-                log.error("snippet preview: %s", exc)
-                continue
-            if due and stem not in self._pending:
-                self._pending.add(stem)
-                self._queue.put(stem)
-                queued.append(stem)
-                log.info("snippet preview: %s changed; re-running it in the background", stem)
+            queued = []
+            for stem in edited:
+                try:
+                    due = self.engine.needs_run(self.engine.snippet(stem), "auto")
+                except GeneratorError as exc:
+                    log.error("snippet preview: %s", exc)
+                    continue
+                if due and stem not in self._pending:
+                    self._pending.add(stem)
+                    self._queue.put(stem)
+                    queued.append(stem)
+                    log.info("snippet preview: %s changed; re-running it in the background", stem)
         return queued
 
     def _current_keys(self) -> dict[str, str | None]:
@@ -103,8 +111,12 @@ class SnippetPreview:
             try:
                 keys[stem] = self.engine.snippet(stem).key
             except GeneratorError as exc:
-                log.error("snippet preview: %s", exc)
+                if self._errors.get(stem) != str(exc):  # once per distinct error, not on every rebuild
+                    log.error("snippet preview: %s", exc)
+                self._errors[stem] = str(exc)
                 keys[stem] = None
+            else:
+                self._errors.pop(stem, None)
         return keys
 
     def _work(self) -> None:

@@ -66,13 +66,13 @@ class Renderer:
         """Render through a compiled Jinja template (statements, expressions, filters: everything)."""
         embeds = embeds or _Embeds(self, post, "")
         try:
-            code = self.env.compile(markdown, name=post, filename=post)
+            code = self.env.compile(_indent_expressions(markdown), name=post, filename=post)
         except jinja2.TemplateSyntaxError as exc:
             raise EmbedError(f"{post}:{(exc.lineno or 0) + line_offset}: embed syntax error: {exc.message}"
                              ) from exc
         template = self.env.template_class.from_code(self.env, code, self.env.make_globals(None), None)
         try:
-            return template.render(**embeds.functions())
+            return template.render(**embeds.functions(), _indent=indent)
         except (GeneratorError, jinja2.TemplateError, TypeError, ValueError) as exc:
             line = _template_line(exc, post)
             raise _embed_error(exc, post, line + line_offset if line else None) from exc
@@ -98,7 +98,7 @@ class Renderer:
                 continue
             name, args, kwargs = tag.call
             try:
-                out.append(str(functions[name](*args, **kwargs)))
+                out.append(indent(functions[name](*args, **kwargs), tag.indent))
             except (GeneratorError, TypeError, ValueError) as exc:
                 line = markdown.count("\n", 0, tag.start) + 1
                 raise _embed_error(exc, post, line + line_offset) from exc
@@ -112,11 +112,42 @@ def _embed_error(exc: BaseException, post: str, line: int | None) -> EmbedError:
     return EmbedError(f"{where}: {message}")
 
 
+def indent(text: Any, prefix: str) -> str:
+    """Continue a multi-line embed at its tag's column, so a block stays inside a list item or admonition."""
+    return str(text).replace("\n", "\n" + prefix) if prefix else str(text)
+
+
+#: An expression tag preceded on its line by nothing but indentation.
+_INDENTED_TAG = re.compile(r"^([ \t]+)<%=(?![-+])(.*?)(?<![-+])%>", re.M | re.S)
+
+
+#: A ``<% raw %>…<% endraw %>`` region, whose tags are text.
+_RAW = re.compile(r"<%[-+]?\s*raw\s*[-+]?%>.*?<%[-+]?\s*endraw\s*[-+]?%>", re.S)
+
+
+def _indent_expressions(markdown: str) -> str:
+    """Wrap each indented expression tag in ``_indent`` for Jinja, as the direct substitution does.
+
+    Tags inside raw regions are text and stay as written. So does a tag whose body has unbalanced
+    quotes: it may hold a ``%>`` inside a string, which this scan cannot tell from the tag's end.
+    """
+    raw = [m.span() for m in _RAW.finditer(markdown)]
+
+    def wrap(m: re.Match[str]) -> str:
+        prefix, body = m.group(1), m.group(2)
+        if body.count('"') % 2 or body.count("'") % 2 or any(a <= m.start() < b for a, b in raw):
+            return m.group(0)
+        return f"{prefix}<%= _indent(({body}), {prefix!r}) %>"
+
+    return _INDENTED_TAG.sub(wrap, markdown)
+
+
 @dataclass(frozen=True)
 class _Tag:
     start: int
     end: int
     call: tuple[str, tuple[Any, ...], dict[str, Any]] | None  # None: a comment
+    indent: str = ""  # the whitespace before the tag when nothing else precedes it on its line
 
 
 _TAG = re.compile(r"<%([=#]?)(.*?)%>", re.S)
@@ -151,7 +182,8 @@ def _literal_tags(text: str) -> list[_Tag] | None:
         call = _literal_call(body)
         if call is None:
             return None
-        tags.append(_Tag(m.start(), m.end(), call))
+        before = text[text.rfind("\n", 0, m.start()) + 1:m.start()]
+        tags.append(_Tag(m.start(), m.end(), call, before if not before.strip(" \t") else ""))
     if "<%" in text[pos:]:
         return None
     return tags
@@ -241,7 +273,7 @@ class _Embeds:
         if out["type"] == "stream":
             return _fence(out["text"].rstrip("\n"), "text")
         if out["type"] == "error":
-            return _fence(out["traceback"], "text")
+            return _error(out)
         data = out["data"]
         for mime in ("image/png", "image/jpeg", "image/svg+xml", "image/gif"):
             if mime in data:
@@ -371,6 +403,14 @@ def _placeholder(res: Resolved, what: str) -> str:
 
 def _block(body: str, foot: str) -> str:
     return f"\n{body}\n\n{foot}\n"
+
+
+def _error(out: dict[str, Any]) -> str:
+    """The exception and its message up front; the frames (mostly library internals) folded away."""
+    summary = _fence(f"{out['ename']}: {out['evalue']}".rstrip(), "text")
+    frames = html.escape(out["traceback"])
+    return (f'{summary}\n\n<details class="snippet-traceback"><summary>完整 traceback</summary>'
+            f"<pre><code>{frames}</code></pre></details>")
 
 
 def _fence(text: str, lang: str) -> str:

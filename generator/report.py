@@ -6,11 +6,11 @@ Printed as a short summary in the build log and written as JSON for status pages
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+
+from generator.store import atomic_write
 
 
 @dataclass
@@ -46,6 +46,7 @@ class BuildReport:
             entry.posts.append(post)
 
     def counts(self) -> dict[str, int]:
+        """Snippets per state, plus how many were executed and how many failed in this build."""
         counts: dict[str, int] = {}
         for e in self.entries.values():
             counts[e.state] = counts.get(e.state, 0) + 1
@@ -71,9 +72,5 @@ class BuildReport:
 
     def write(self, path: Path) -> None:
         """Write the JSON report atomically."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(self.to_json(), handle, indent=1, sort_keys=True, ensure_ascii=False)
-            handle.write("\n")
-        os.replace(tmp, path)
+        text = json.dumps(self.to_json(), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+        atomic_write(path, text.encode("utf-8"))

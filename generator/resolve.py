@@ -77,6 +77,7 @@ class Status:
 
 
 def status_of(snippet: Snippet, device_class: str, result: dict[str, Any] | None) -> Status:
+    """The state of one device class's result for the snippet's current code."""
     if result is None:
         return Status(device_class, "missing", None, ["no result on this device"])
     reasons = stale_reasons(snippet, result)

@@ -115,10 +115,12 @@ def run(snippet: Snippet, options: RunOptions, progress: Progress | None = None)
                 current = None
                 provenance = _kernel_provenance(client)
             except CellTimeoutError:
+                _end_tree(km)
+                if current is None:
+                    return fail(f"{snippet.where}: collecting provenance timed out after every cell ran; "
+                                f"the kernel and its child processes were ended")
                 which = "snippet" if deadline and time.perf_counter() >= deadline - 1 else "cell"
                 seconds = snippet_limit if which == "snippet" else cell_limit
-                _end_tree(km)
-                assert current is not None
                 return fail(f"{snippet.where}:{current.line}: cell {current.label} timed out "
                             f"(per-{which} timeout {seconds:g} s); the kernel and its child processes were "
                             f"ended")
@@ -137,6 +139,10 @@ def run(snippet: Snippet, options: RunOptions, progress: Progress | None = None)
 
     duration = time.perf_counter() - started
     provenance = dict(provenance or {})
+    if options.device == "cuda" and not provenance.get("gpu"):
+        # A CPU measurement must never be filed, and shown, as a GPU result.
+        return fail(f"{snippet.where}: the kernel's torch sees no CUDA device, so this run measured the CPU; "
+                    f"it is not stored as {options.device_class}")
     provenance.update(_git_state(snippet.root), ran_at=ran_at, duration_s=round(duration, 3))
     result = {
         "snippet": snippet.stem,
@@ -250,6 +256,7 @@ def _text(value: Any) -> str:
 
 
 def strip_ansi(text: str) -> str:
+    """Drop terminal colour codes (IPython colours tracebacks): they are noise in a post and a diff."""
     return _ANSI.sub("", text)
 
 

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from generator.errors import ScaffoldError
-from seo.slug import slugify
 
 POSTS_DIR = Path("posts/posts")
 SNIPPETS_DIR = Path("snippets")
@@ -102,7 +101,10 @@ def new_post(
         raise ScaffoldError("the title is empty")
     if not (root / "mkdocs.yml").is_file():
         raise ScaffoldError(f"{root / 'mkdocs.yml'} not found: run `blog new` in the site's root")
-    slug = slug if slug is not None else slugify(title)
+    if slug is None:
+        from seo.slug import slugify  # here, not at the top: `blog run` starts without pypinyin
+
+        slug = slugify(title)
     if not _SLUG.fullmatch(slug):
         raise ScaffoldError(f"slug {slug!r} must be lower-case ASCII words joined by '-'")
 

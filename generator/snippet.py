@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,6 +59,10 @@ class Cell:
         return _sha256(json.dumps(payload, sort_keys=True).encode())
 
 
+#: Which modules a key covers; bumped when that rule changes, so stored results are re-checked.
+KEY_SCHEME = 2
+
+
 @dataclass(frozen=True)
 class Snippet:
     """A parsed snippet file and the hashes that key its results."""
@@ -96,7 +101,8 @@ class Snippet:
     def hashes(self) -> dict[str, Any]:
         """The component hashes a result stores so staleness can say why."""
         modules = dict(sorted(self.modules.items()))
-        return {"code": self.code_hash, "cells": self.cell_hashes, "modules": modules, "file": self.file_hash}
+        return {"code": self.code_hash, "cells": self.cell_hashes, "modules": modules, "file": self.file_hash,
+                "scheme": KEY_SCHEME}
 
     def cell(self, key: str) -> Cell | None:
         """The code cell called ``key`` (or ``#N``, 1-based among the code cells), if any."""
@@ -104,7 +110,7 @@ class Snippet:
 
     @property
     def where(self) -> str:
-        return _display(self.path)
+        return display_path(self.path)
 
 
 def normalise(source: str) -> str:
@@ -120,14 +126,14 @@ def load(path: Path, root: Path | None = None) -> Snippet:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise SnippetError(f"{_display(path)}: cannot read snippet: {exc}") from exc
+        raise SnippetError(f"{display_path(path)}: cannot read snippet: {exc}") from exc
     return _parse(path, root, text)
 
 
 def _parse(path: Path, root: Path, text: str) -> Snippet:
     import jupytext
 
-    where = _display(path)
+    where = display_path(path)
     try:
         notebook = jupytext.reads(text, fmt="py:percent")
     except Exception as exc:  # jupytext raises many kinds on bad input
@@ -159,6 +165,8 @@ def from_result(path: Path, root: Path, result: dict[str, Any]) -> Snippet | Non
     The cells carry no prose and the options are not restored, so only reading uses this, never a run.
     """
     hashes = result.get("hashes") or {}
+    if hashes.get("scheme") != KEY_SCHEME:
+        return None  # keyed by an older rule of what belongs to the key: parse and compare afresh
     try:
         if not hashes.get("file") or hashes["file"] != _sha256(Path(path).read_bytes()):
             return None
@@ -272,7 +280,12 @@ def _cell_lines(text: str, count: int) -> list[int]:
 
 
 def local_modules(snippet: Snippet) -> dict[str, str]:
-    """Hashes of the modules inside the snippets dir that the code imports, followed transitively."""
+    """Hashes of the project's own modules that the code imports, followed transitively.
+
+    Imports resolve against the snippets dir and the project around it (its parent), so a helper in
+    snippets/ and the project's harness (generator/bench.py) both belong to the key: a result measured
+    with an older harness is stale. Paths are relative to the snippets dir.
+    """
     found: dict[str, str] = {}
     pending: list[tuple[str, Path | None]] = [(python_source(c.source), None) for c in snippet.code_cells]
     while pending:
@@ -282,7 +295,7 @@ def local_modules(snippet: Snippet) -> dict[str, str]:
         except SyntaxError:
             continue  # a broken helper module fails at run time, with its own traceback
         for module_path in _imports(tree, snippet.root, origin):
-            rel = module_path.relative_to(snippet.root).as_posix()
+            rel = Path(os.path.relpath(module_path, snippet.root)).as_posix()
             if rel in found:
                 continue
             data = module_path.read_bytes()
@@ -292,23 +305,33 @@ def local_modules(snippet: Snippet) -> dict[str, str]:
 
 
 def _imports(tree: ast.AST, root: Path, origin: Path | None) -> list[Path]:
+    project = root.parent
     paths: list[Path] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
-                paths.extend(_resolve(alias.name, root))
+                paths.extend(_resolve_first(alias.name, (root, project)))
         elif isinstance(node, ast.ImportFrom):
-            base = root
+            bases: tuple[Path, ...] = (root, project)
             if node.level and origin is not None:
                 base = origin.parent
                 for _ in range(node.level - 1):
                     base = base.parent
+                bases = (base,)
             module = node.module or ""
             candidates = [module] if module else []
             candidates += [f"{module}.{a.name}" if module else a.name for a in node.names]
             for name in candidates:
-                paths.extend(_resolve(name, base))
-    return [p for p in paths if _inside(p, root)]
+                paths.extend(_resolve_first(name, bases))
+    return [p for p in paths if _inside(p, project)]
+
+
+def _resolve_first(dotted: str, bases: tuple[Path, ...]) -> list[Path]:
+    """Resolve like ``sys.path``: the first base where the import's top-level name exists wins."""
+    for base in bases:
+        if found := _resolve(dotted, base):
+            return found
+    return []
 
 
 def _resolve(dotted: str, base: Path) -> list[Path]:
@@ -342,7 +365,7 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _display(path: Path) -> str:
+def display_path(path: Path) -> str:
     """A path as messages show it: relative to the working directory when it is below it."""
     try:
         return path.resolve().relative_to(Path.cwd().resolve()).as_posix()

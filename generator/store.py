@@ -14,6 +14,7 @@ import fcntl
 import json
 import os
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ class Store:
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
         self._cache: dict[Path, tuple[int, dict[str, Any]]] = {}
+        self._holder: int | None = None  # the thread holding the lock through this store
 
     def path(self, stem: str, device_class: str) -> Path:
         return self.root / stem / f"{device_class}.json"
@@ -79,15 +81,21 @@ class Store:
         """Write a successful result and its images; the old result stays intact until the last rename."""
         if result.get("status") != "ok":
             raise StoreError("only successful results are stored")
+        try:
+            return self._save(result, images)
+        except OSError as exc:
+            raise StoreError(f"{self.root}: cannot write the result of {result['snippet']}: {exc}") from exc
+
+    def _save(self, result: dict[str, Any], images: dict[str, bytes]) -> Path:
         stem, device_class = result["snippet"], result["device_class"]
         files = self.files_dir(stem, device_class)
         if images:
             files.mkdir(parents=True, exist_ok=True)
             for name, data in images.items():
-                _atomic_write(files / name, data)
+                atomic_write(files / name, data)
         target = self.path(stem, device_class)
         text = json.dumps(result, sort_keys=True, indent=1, ensure_ascii=False) + "\n"
-        _atomic_write(target, text.encode("utf-8"))
+        atomic_write(target, text.encode("utf-8"))
         # Images are content-addressed, so removing the ones the new result no longer uses is safe.
         if files.is_dir():
             for old in files.iterdir():
@@ -99,10 +107,20 @@ class Store:
 
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
-        """Hold the store exclusively; a second holder fails at once instead of waiting."""
+        """Hold the store exclusively; a second holder fails at once instead of waiting.
+
+        Re-entrant for the thread that holds it, so `blog run` can hold the lock for the whole run while
+        each snippet's run takes it again; any other thread or process gets ``LockError``.
+        """
+        if self._holder == threading.get_ident():
+            yield
+            return
         self.root.mkdir(parents=True, exist_ok=True)
         path = self.root / LOCK_NAME
-        handle = open(path, "a+")  # noqa: SIM115 - held for the duration of the context
+        try:
+            handle = open(path, "a+")  # noqa: SIM115 - held for the duration of the context
+        except OSError as exc:
+            raise StoreError(f"{path}: cannot open the store's lock file: {exc}") from exc
         try:
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -116,12 +134,17 @@ class Store:
             handle.truncate()
             handle.write(f"pid {os.getpid()}")
             handle.flush()
-            yield
+            self._holder = threading.get_ident()
+            try:
+                yield
+            finally:
+                self._holder = None
         finally:
             handle.close()
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write through a temporary file and a rename: readers see the old file or the new, never half."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:

@@ -95,7 +95,7 @@ def _text(element: etree._Element) -> str:
     return " ".join(element.text_content().split())
 
 
-def read_page(html: bytes, page: str, segmenter: text.Segmenter | None = None) -> PageFacts:
+def read_page(html: bytes, page: str) -> PageFacts:
     """Extract what the rules need from one page's HTML; `page` is its path relative to the site."""
     try:
         doc = lxml.html.document_fromstring(html)
@@ -132,7 +132,7 @@ def read_page(html: bytes, page: str, segmenter: text.Segmenter | None = None) -
     facts.intro = next((t for p in _PARAGRAPHS(root) if (t := _text(p))), "")
     facts.body = _text(root)
     if facts.is_post:  # segmentation is the costly part; only posts need a word count
-        facts.words = (segmenter or text.default_segmenter()).word_count(facts.body)
+        facts.words = text.default_segmenter().word_count(facts.body)
     return facts
 
 
@@ -144,7 +144,10 @@ def _url_path(rel: str) -> str:
 def iter_pages(site_dir: Path) -> Iterator[tuple[str, bytes]]:
     """(relative path, bytes) of each HTML document under `site_dir`, sorted; skips files without <html>."""
     for path in sorted(site_dir.rglob("*.html")):
-        data = path.read_bytes()
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise AuditError(f"{path}: cannot read it: {exc.strerror or exc}") from exc
         if b"<html" in data[:4096].lower():
             yield path.relative_to(site_dir).as_posix(), data
 
@@ -153,11 +156,10 @@ def audit_site(site_dir: Path) -> AuditReport:
     """Audit every page under `site_dir`."""
     if not site_dir.is_dir():
         raise AuditError(f"{site_dir}: not a folder of built HTML")
-    segmenter = text.default_segmenter()
     robots = robots_txt.read(site_dir)
     pages: list[PageResult] = []
     for rel, html in iter_pages(site_dir):
-        facts = read_page(html, rel, segmenter)
+        facts = read_page(html, rel)
         findings = list(page_findings(facts))
         if robots and not facts.noindex:
             findings.extend(_robots_findings(facts, robots))

@@ -6,6 +6,7 @@ from mkdocs.config import base
 from mkdocs.config import config_options as c
 
 from seo.sitemap import MAX_URLS
+from seo.submit.indexnow import KEY_FILE
 
 
 class SeoConfig(base.Config):
@@ -22,4 +23,4 @@ class SeoConfig(base.Config):
     seo_feed = c.Type(bool, default=True)  # write feed.xml (Atom) of the posts
     seo_snippets_dir = c.Type(str, default="snippets")  # whose git history dates the posts embedding them
     seo_results_dir = c.Type(str, default="snippets/_results")
-    seo_indexnow_key_file = c.Type(str, default="indexnow.key")  # committed IndexNow key; site gets <key>.txt
+    seo_indexnow_key_file = c.Type(str, default=KEY_FILE)  # committed IndexNow key; site gets <key>.txt

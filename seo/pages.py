@@ -1,4 +1,4 @@
-"""What the plugin knows about one MkDocs page: its head (PageMeta) and its sitemap/feed record.
+"""What the plugin knows about one MkDocs page: its head (PageMeta), which the sitemap and feed also read.
 
 Posts are pages with a `date` in their front matter (Material's blog requires one); everything else
 (the blog index, archive and category views, plain pages) is a page whose description, when the
@@ -11,7 +11,6 @@ import html
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from urllib.parse import urljoin
 
@@ -43,19 +42,16 @@ class Site:
     feed: str | None = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class SitePage:
-    """A rendered page as the sitemap and feed see it."""
+    """A rendered page as the sitemap and feed see it: its head, and for list views what they list."""
 
-    url: str
-    title: str
-    description: str
-    is_post: bool
-    noindex: bool
-    published: datetime | None
-    lastmod: datetime | None
-    source: Path | None
+    head: PageMeta
     post_urls: tuple[str, ...] = ()  # for views: the posts they list, whose dates date the view
+
+    @property
+    def is_post(self) -> bool:
+        return self.head.og_type == "article"
 
 
 def _keywords(value: object, source: str) -> tuple[str, ...]:
@@ -141,8 +137,8 @@ def _description(page, site: Site, is_post: bool) -> str:
     return _shorten(generated, DESCRIPTION_MAX_WIDTH - text.display_width(suffix)) + suffix
 
 
-def describe(page, site: Site) -> tuple[PageMeta, SitePage]:
-    """The head of `page` and its record, from front matter, the rendered content and git."""
+def describe(page, site: Site) -> SitePage:
+    """The head of `page` and the posts it lists, from front matter, the rendered content and git."""
     meta = page.meta
     source = page.file.src_uri
     is_post = "date" in meta
@@ -181,15 +177,4 @@ def describe(page, site: Site) -> tuple[PageMeta, SitePage]:
         feed=site.feed,
     )
     posts = getattr(page, "posts", None) or ()
-    record = SitePage(
-        url=canonical,
-        title=headline,
-        description=description,
-        is_post=is_post,
-        noindex=noindex,
-        published=published,
-        lastmod=modified,
-        source=src_path,
-        post_urls=tuple(urljoin(site.url, p.url) for p in posts),
-    )
-    return head, record
+    return SitePage(head, tuple(urljoin(site.url, p.url) for p in posts))

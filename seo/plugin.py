@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from datetime import datetime
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -58,14 +59,15 @@ class SeoPlugin(BasePlugin[SeoConfig]):
 
     def on_post_page(self, output, page, config):
         try:
-            head, record = pages.describe(page, self.site)
+            record = pages.describe(page, self.site)
         except SeoError as exc:
             raise PluginError(f"seo: {exc}") from exc
         self.records.append(record)
-        output = meta.inject(output, head)
+        output = meta.inject(output, record.head)
         if self.serving:
-            output = panel.decorate(output, page.file.dest_uri, draft=bool(page.meta.get("draft")),
-                                    post=record.is_post)
+            output = panel.decorate(
+                output, page.file.dest_uri, draft=bool(page.meta.get("draft")), post=record.is_post
+            )
         return output
 
     def on_post_template(self, output_content, template_name, config):
@@ -85,26 +87,33 @@ class SeoPlugin(BasePlugin[SeoConfig]):
                 self._audit(site_dir)
         except SeoError as exc:
             raise PluginError(f"seo: {exc}") from exc
+        except OSError as exc:  # sitemaps, robots.txt, the feed and the key file are written into site_dir
+            raise PluginError(f"seo: cannot write into {site_dir}: {exc}") from exc
 
     def _write_sitemaps(self, site_dir: Path) -> None:
-        dated = {r.url: r.lastmod for r in self.records if r.lastmod}
+        dated = {r.head.canonical: r.head.modified for r in self.records if r.head.modified}
 
-        def newest(record: pages.SitePage):
+        def newest(record: pages.SitePage) -> datetime | None:
             """A view is as new as the newest post it lists."""
-            moments = [record.lastmod, *(dated.get(url) for url in record.post_urls)]
+            moments = [record.head.modified, *(dated.get(url) for url in record.post_urls)]
             return max((m for m in moments if m), default=None)
 
-        urls = (sitemap.Url(r.url, newest(r)) for r in self.records if not r.noindex)
-        announced = sitemap.write(urls, site_dir, self.site.url, self.config.seo_sitemap_max_urls)
+        urls = (sitemap.Url(r.head.canonical, newest(r)) for r in self.records if not r.head.noindex)
+        written = sitemap.write(urls, site_dir, self.site.url, self.config.seo_sitemap_max_urls)
+        for loc in written.left_out:  # a warning, so `mkdocs build --strict` makes the author shorten it
+            log.warning(
+                "seo: left out of the sitemap: %s is %d bytes, over Baidu's %d; shorten its slug",
+                loc, sitemap.loc_bytes(loc), sitemap.MAX_LOC_BYTES,
+            )  # fmt: skip
         existing = site_dir / "robots.txt"  # the author's own, copied from docs_dir, is kept
         current = existing.read_text(encoding="utf-8") if existing.is_file() else None
-        existing.write_text(robots.render(announced, current), encoding="utf-8")
+        existing.write_text(robots.render([written.url], current), encoding="utf-8")
 
     def _write_feed(self, site_dir: Path) -> None:
         entries = [
-            feed.Entry(r.title, r.url, r.description, r.published, r.lastmod)
-            for r in self.records
-            if r.is_post and not r.noindex and r.published
+            feed.Entry(h.headline, h.canonical, h.description, h.published, h.modified)
+            for h in (r.head for r in self.records if r.is_post)
+            if not h.noindex and h.published
         ]
         feed.write(
             entries, site_dir / feed.FEED_NAME, title=self.site.name, site_url=self.site.url,

@@ -14,6 +14,8 @@ from functools import lru_cache
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from seo.errors import AuditError
+
 KNOWN_DIRECTIVES = frozenset(
     {"user-agent", "allow", "disallow", "sitemap", "crawl-delay", "host", "clean-param"}
 )
@@ -128,4 +130,7 @@ def read(site_dir: Path) -> Robots | None:
     path = site_dir / "robots.txt"
     if not path.is_file():
         return None
-    return parse(path.read_text(encoding="utf-8", errors="replace"))
+    try:
+        return parse(path.read_text(encoding="utf-8", errors="replace"))
+    except OSError as exc:
+        raise AuditError(f"{path}: cannot read it: {exc.strerror or exc}") from exc

@@ -1,7 +1,10 @@
 """Sitemaps that Baidu and Google both accept, written as a stream.
 
 Files hold at most 50,000 URLs and stay under 10 MB uncompressed (Baidu's limit; sitemaps.org allows
-50 MB). One file is `sitemap.xml`; more become `sitemap-1.xml`, `sitemap-2.xml`, ... under a
+50 MB). A `loc` longer than 256 bytes (Baidu's limit; Google's is 2,048) is left out and reported, so
+one long URL never makes Baidu reject the whole file.
+
+One file is `sitemap.xml`; more become `sitemap-1.xml`, `sitemap-2.xml`, ... under a
 `sitemap.xml` index. Each file gets a `.gz` copy and a plain-text twin (`sitemap.txt`, one URL a
 line, which Baidu also accepts). Entries are written as they arrive, so memory does not grow with
 the number of URLs.
@@ -16,7 +19,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 from xml.sax.saxutils import escape
 
 from lxml import etree
@@ -26,11 +29,20 @@ from seo.errors import SitemapError
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 MAX_URLS = 50_000
 MAX_BYTES = 10 * 1024 * 1024 - 1  # "under 10 MB"
-MAX_LOC = 2048
+MAX_LOC_BYTES = 256  # Baidu; the URL as sent, i.e. percent-encoded
+_URL_SAFE = ":/?#[]@!$&'()*+,;=%~"  # left as they are when measuring: already-encoded URLs stay the same
 
 _URLSET_OPEN = f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{NS}">\n'.encode()
 _URLSET_CLOSE = b"</urlset>\n"
 _ENTITIES = {'"': "&quot;", "'": "&apos;"}  # escape() already covers & < >
+
+
+@dataclass(frozen=True)
+class Written:
+    """What `write` produced: the URL to announce (robots.txt, search consoles) and the URLs left out."""
+
+    url: str
+    left_out: list[str]
 
 
 @dataclass(frozen=True)
@@ -92,16 +104,19 @@ def _entry(url: Url) -> bytes:
     return f"<url><loc>{escape(url.loc, _ENTITIES)}</loc>{lastmod}</url>\n".encode()
 
 
+def loc_bytes(loc: str) -> int:
+    """Length of `loc` as engines receive it: non-ASCII characters percent-encoded as UTF-8."""
+    return len(quote(loc, safe=_URL_SAFE))
+
+
 def _check(url: Url, base: str) -> None:
     # `base` is scheme://host/path/, so a prefix match also pins scheme and host.
     if not url.loc.startswith(base):
         raise SitemapError(f"sitemap URL {url.loc!r} is not under the site URL {base!r}")
-    if len(url.loc) >= MAX_LOC:
-        raise SitemapError(f"sitemap URL longer than {MAX_LOC} characters: {url.loc[:80]}...")
 
 
-def write(urls: Iterable[Url], site_dir: Path, base_url: str, max_urls: int = MAX_URLS) -> list[str]:
-    """Write the sitemaps into `site_dir`; return the URL(s) to announce (robots.txt, search consoles).
+def write(urls: Iterable[Url], site_dir: Path, base_url: str, max_urls: int = MAX_URLS) -> Written:
+    """Write the sitemaps into `site_dir`: every URL except those over Baidu's 256 bytes.
 
     `base_url` is the site URL ending in `/`; every `loc` must be under it (same scheme and host).
     """
@@ -116,8 +131,12 @@ def write(urls: Iterable[Url], site_dir: Path, base_url: str, max_urls: int = MA
         stale.unlink()
     parts: list[_Part] = []
     part = None
+    left_out: list[str] = []
     for url in urls:
         _check(url, base)
+        if loc_bytes(url.loc) > MAX_LOC_BYTES:
+            left_out.append(url.loc)
+            continue
         entry = _entry(url)
         if part is None or not part.fits(entry):
             if part is not None:
@@ -134,9 +153,9 @@ def write(urls: Iterable[Url], site_dir: Path, base_url: str, max_urls: int = MA
         for suffix in ("", ".gz"):
             os.replace(f"{only}{suffix}", site_dir / f"sitemap.xml{suffix}")
         os.replace(only.with_suffix(".txt"), site_dir / "sitemap.txt")
-        return [base + "sitemap.xml"]
-    _write_index(parts, site_dir, base)
-    return [base + "sitemap.xml"]
+    else:
+        _write_index(parts, site_dir, base)
+    return Written(base + "sitemap.xml", left_out)
 
 
 def _write_index(parts: list[_Part], site_dir: Path, base: str) -> None:

@@ -67,38 +67,24 @@ def load_terms() -> list[tuple[str, int]]:
 class Segmenter:
     """rjieba with the technical dictionary added; module-level `rjieba.cut` would not see added words."""
 
-    def __init__(self, extra_terms: list[str] | tuple[str, ...] = ()) -> None:
+    def __init__(self) -> None:
         self._jieba = rjieba.Jieba()
         for word, freq in load_terms():
             self._jieba.add_word(word, freq, None)
-        for word in extra_terms:
-            self._jieba.add_word(word, _TERM_FREQ, None)
-
-    def cut(self, text: str) -> list[str]:
-        """Tokens in order, spaces and punctuation included."""
-        return self._jieba.cut(text)
 
     def words(self, text: str) -> list[str]:
-        """Only the tokens that are words: letters, digits or ideographs."""
-        return [tok for tok in self._jieba.cut(text) if _WORDLIKE.search(tok)]
+        """The tokens that are words (letters, digits, ideographs), in order; no spaces or punctuation."""
+        return [tok for tok in self._jieba.cut(text) if tok.isalnum() or _WORDLIKE.search(tok)]
 
     def word_count(self, text: str) -> int:
-        """Number of words in `text` as the density denominator."""
-        return sum(1 for tok in self._jieba.cut(text) if tok.isalnum() or _WORDLIKE.search(tok))
+        """Number of words in `text`: the denominator of keyword density."""
+        return len(self.words(text))
 
 
 @lru_cache(maxsize=1)
 def default_segmenter() -> Segmenter:
     """One shared segmenter per process: building the dictionary costs about a second."""
     return Segmenter()
-
-
-def keyword_density(text: str, phrase: str, segmenter: Segmenter | None = None) -> tuple[int, int, float]:
-    """(occurrences, words, percent) of `phrase` in `text`; percent is 0 for an empty text."""
-    seg = segmenter or default_segmenter()
-    hits = count_occurrences(text, phrase)
-    words = seg.word_count(text)
-    return hits, words, (100.0 * hits / words if words else 0.0)
 
 
 def is_chinese(text: str, threshold: float = 0.2) -> bool:

@@ -71,11 +71,11 @@ glue("padding.matches_eager", True)
 # %% name="timing"
 inputs = [tuple(torch.randn(B, H, T, D, device=DEVICE) for _ in range(2)) for _ in range(3)]
 result = compare(
-    {"eager": causal_scores, "compiled fullgraph": torch.compile(causal_scores, fullgraph=True)},
+    {"eager": causal_scores, "编译（fullgraph）": torch.compile(causal_scores, fullgraph=True)},
     inputs,
     min_run_time=1.0 if DEVICE == "cuda" else 0.3,
 )
-result.record("timings", caption="causal attention weights from an arange mask")
+result.record("timings", caption="由 arange 掩码计算因果注意力权重")
 for row in result.rows():
     print(f"{row['candidate']:20} {row['median_us']:10.1f} us  x{row['speedup']:.2f}")
-glue("speedup", round(result.speedup("compiled fullgraph"), 2))
+glue("speedup", round(result.speedup("编译（fullgraph）"), 2))

@@ -60,7 +60,7 @@ if DEVICE == "cuda":
         inputs,
         min_run_time=1.0,
     )
-    result.record("timings", caption="launch-bound MLP: eager vs default vs reduce-overhead (CUDA graphs)")
+    result.record("timings", caption="启动开销主导的 MLP：eager、default 与 reduce-overhead（CUDA Graphs）")
     for row in result.rows():
         print(f"{row['candidate']:16} {row['median_us']:10.1f} us  x{row['speedup']:.2f}")
     glue("status", "measured")
@@ -69,11 +69,11 @@ if DEVICE == "cuda":
 else:
     # Observed on CPU: reduce-overhead compiles and runs correctly, CUDA graphs are skipped silently.
     assert skips == 1, skips
-    status = "not applicable on CPU: CUDA graphs need a CUDA device"
+    status = "CPU 上不适用：CUDA Graphs 需要 CUDA 设备"
     glue("status", status)
     glue("speedup.default", None)
     glue("speedup.reduce_overhead", None)
-    table("timings", [{"candidate": mode, "device": DEVICE, "status": status}
+    table("timings", [{"模式": mode, "设备": DEVICE, "状态": status}
                       for mode in ("eager", "default", "reduce-overhead")],
-          caption="no CUDA device: nothing measured")
+          caption="没有 CUDA 设备：未测量任何耗时")
     print(status)

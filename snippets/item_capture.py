@@ -111,15 +111,15 @@ inputs = [(torch.randn(N, device=DEVICE),) for _ in range(3)]
 result = compare(
     {
         "eager": scale_by_mean,
-        "compiled, graph break": torch.compile(scale_by_mean),
-        "compiled, fullgraph=True": torch.compile(scale_by_mean, fullgraph=True),
+        "编译（断图）": torch.compile(scale_by_mean),
+        "编译（fullgraph=True）": torch.compile(scale_by_mean, fullgraph=True),
     },
     inputs,
     min_run_time=1.0 if DEVICE == "cuda" else 0.3,
 )
-result.record("timings", caption=".item() as a graph break vs captured")
+result.record("timings", caption=".item() 断图与被捕获两种情况")
 for row in result.rows():
     print(f"{row['candidate']:26} {row['median_us']:10.1f} us  x{row['speedup']:.2f}  graphs={row['graphs']}")
-assert result["compiled, fullgraph=True"].compile.graph_breaks == 0
-glue("speedup.break", round(result.speedup("compiled, graph break"), 2))
-glue("speedup.fullgraph", round(result.speedup("compiled, fullgraph=True"), 2))
+assert result["编译（fullgraph=True）"].compile.graph_breaks == 0
+glue("speedup.break", round(result.speedup("编译（断图）"), 2))
+glue("speedup.fullgraph", round(result.speedup("编译（fullgraph=True）"), 2))

@@ -32,7 +32,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from generator import chart, glue, table, target_device
-from generator.bench import Stats, read_compile_stats, reset_compile_stats
+from generator.bench import Stats, read_compile_stats, readable, reset_compile_stats
 
 DEVICE = target_device()
 ON_GPU = DEVICE == "cuda"
@@ -319,36 +319,49 @@ torch._dynamo.reset()
 eager = next(r for r in measured if r["variant"] == "eager" and r["cache"] == "growing")
 
 
+SHORT = {"eager": "eager", "torch.compile": "compile", "compile fullgraph": "fullgraph",
+         "fullgraph + reduce-overhead": "fullgraph+CG"}
+CACHE = {"growing": "增长", "static": "静态"}
+
+
 def label(r):
-    return f"{r['variant']} ({r['cache']} KV cache)"
+    """The long name, for prose."""
+    return f"{r['variant']}（{CACHE[r['cache']]} KV cache）"
+
+
+def short_label(r):
+    """The short name, shared by the table and the chart."""
+    return f"{SHORT[r['variant']]}·{CACHE[r['cache']]}"
 
 
 def spread(median, iqr):
-    return f"{median:.3f}（IQR {iqr:.3f}）"
+    """The median and, in brackets, the IQR to the same decimal places."""
+    shown = readable(median)
+    return f"{shown}（{iqr:.{len(shown.partition('.')[2])}f}）"
 
 
 rows = []
 for r in results:
     if r["status"] != "measured":
-        rows.append({"配置": label(r), "prefill ms": "不适用：CPU 上没有 CUDA Graphs"})
+        rows.append({"配置": short_label(r), "prefill ms（IQR）": "不适用"})
         continue
-    counts = f"{r['graphs']} / {r['breaks']} / {r['recompiles']}" if r["graphs"] is not None else "eager"
-    rows.append({
-        "配置": label(r),
-        "prefill ms": spread(r["prefill_ms"], r["prefill_iqr_ms"]),
-        "decode ms/token": spread(r["decode_ms"], r["decode_iqr_ms"]),
-        "tokens/s": round(r["tok_s"], 1),
-        "decode 相对 eager": round(eager["decode_ms"] / r["decode_ms"], 2),
-        "峰值显存 MiB（已分配 / 保留）": None if r["peak_mib"] is None
-        else f"{r['peak_mib']:.0f} / {r['reserved_mib']:.0f}",
-        "图 / 断裂 / 重编译": counts,
-        "首次调用 s": round(r["first_call_s"], 1),
-    })
-table("decode", rows, caption=f"batch 1，prompt {PROMPT_LEN} tokens，随后逐个解码 {NEW_TOKENS} tokens；"
-      f"各配置轮流运行 {REPEATS} 轮，取中位数与四分位距（IQR）。首次调用包含编译；"
-      "同一进程里后面的配置可以复用前面已编译的内核，所以只有第一个编译配置是冷启动。"
-      "静态 KV cache 的编译配置用 dynamic=False：prefill 与 decode 各一张静态图，和 gpt-fast 一样。"
-      + ("" if ON_GPU else f"CPU 线程数 {torch.get_num_threads()}；CPU 上不测峰值内存。"))
+    row = {
+        "配置": short_label(r),
+        "prefill ms（IQR）": spread(r["prefill_ms"], r["prefill_iqr_ms"]),
+        "解码 ms/token（IQR）": spread(r["decode_ms"], r["decode_iqr_ms"]),
+        "解码加速比": f"{eager['decode_ms'] / r['decode_ms']:.2f}×",
+    }
+    if ON_GPU:  # peak memory is measured on CUDA only
+        row["峰值显存 MiB（分配/保留）"] = f"{r['peak_mib']:.0f}/{r['reserved_mib']:.0f}"
+    is_compiled = r["graphs"] is not None
+    row["图/断裂/重编译"] = f"{r['graphs']}/{r['breaks']}/{r['recompiles']}" if is_compiled else "—"
+    row["首次调用 s"] = readable(r["first_call_s"])
+    rows.append(row)
+table("decode", rows, caption=f"batch 1，prompt {PROMPT_LEN} tokens，再逐个解码 {NEW_TOKENS} tokens；"
+      f"{DEVICE}{'' if ON_GPU else f' {torch.get_num_threads()} 线程'}，各配置轮流计时 {REPEATS} 轮，"
+      "中位数（IQR）；首次调用含编译，后面的配置可复用已编译的内核。"
+      "增长 / 静态：torch.cat 逐步变长 / 预分配的 KV cache（静态的编译配置用 dynamic=False）；CG：CUDA Graphs"
+      + ("。" if ON_GPU else "，CPU 上不适用；CPU 上不测峰值内存。"))
 
 METRICS = ("prefill_ms", "decode_ms", "tok_s", "first_call_s", "graphs", "max_abs_diff")
 for r in results:  # every variant gets the same names on every device; None where not applicable
@@ -371,11 +384,9 @@ glue("best.decode_variant", label(best))
 glue("best.decode_speedup", eager["decode_ms"] / best["decode_ms"])
 glue("all_match_eager", True)  # reached only if every assert_close above passed
 
-SHORT = {"eager": "eager", "torch.compile": "compile", "compile fullgraph": "fullgraph",
-         "fullgraph + reduce-overhead": "fullgraph+CG"}
 chart(
     "latency",
-    x=[f"{SHORT[r['variant']]}·{'增长' if r['cache'] == 'growing' else '静态'}" for r in measured],
+    x=[short_label(r) for r in measured],
     series={"prefill (ms)": [r["prefill_ms"] for r in measured],
             "decode (ms/token)": [r["decode_ms"] for r in measured]},
     alt=f"fullgraph 整图编译与 eager 的模型延迟对比：{DEVICE} 上各配置的 prefill 与逐 token 解码延迟中位数；"

@@ -63,18 +63,18 @@ torch._dynamo.reset()
 inputs = [(torch.randn(N, device=DEVICE),) for _ in range(3)]
 result = compare(
     {
-        "eager loop": loop_sum_squares,
-        "compiled loop": torch.compile(loop_sum_squares, fullgraph=True),
-        "eager vectorised": vectorised_sum_squares,
-        "compiled vectorised": torch.compile(vectorised_sum_squares, fullgraph=True),
+        "eager · 循环": loop_sum_squares,
+        "编译 · 循环": torch.compile(loop_sum_squares, fullgraph=True),
+        "eager · 向量化": vectorised_sum_squares,
+        "编译 · 向量化": torch.compile(vectorised_sum_squares, fullgraph=True),
     },
     inputs,
     min_run_time=1.0 if DEVICE == "cuda" else 0.3,
 )
-result.record("timings", caption=f"sum of squares over {N} elements")
+result.record("timings", caption=f"{N} 个元素的平方和")
 for row in result.rows():
     print(f"{row['candidate']:20} first {row['first_call_s']:7.3f} s {row['median_us']:10.1f} us")
 glue("n", N)
-glue("loop.first_call_s", round(result["compiled loop"].first_call_s, 3))
-glue("vectorised.first_call_s", round(result["compiled vectorised"].first_call_s, 3))
-glue("speedup", round(result.speedup("compiled vectorised", over="compiled loop"), 2))
+glue("loop.first_call_s", round(result["编译 · 循环"].first_call_s, 3))
+glue("vectorised.first_call_s", round(result["编译 · 向量化"].first_call_s, 3))
+glue("speedup", round(result.speedup("编译 · 向量化", over="编译 · 循环"), 2))

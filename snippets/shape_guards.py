@@ -31,6 +31,11 @@ def head(x):
     return x + 1
 
 
+def guard_text(reason):
+    """A recompile reason without the source comment Dynamo appends (a temporary kernel file path)."""
+    return first_line(reason).split("#")[0].strip()
+
+
 # %% name="guards"
 rows = {}
 for dynamic in (None, True, False):
@@ -44,10 +49,10 @@ for dynamic in (None, True, False):
         print("    ", first_line(reason))
 table(
     "recompiles",
-    [{"dynamic": str(d), "sizes": str(SIZES), "graphs": s.graphs, "graph_breaks": s.graph_breaks,
-      "recompiles": s.recompiles, "reasons": " | ".join(first_line(r) for r in s.recompile_reasons)}
+    [{"dynamic": str(d), "图数": s.graphs, "图断裂": s.graph_breaks, "重编译": s.recompiles,
+      "重编译原因（失败的守卫）": "\n".join(guard_text(r) for r in s.recompile_reasons)}
      for d, s in rows.items()],
-    caption="if x.shape[0] > 16, fullgraph=True, backend='eager'",
+    caption=f"if x.shape[0] > 16，fullgraph=True，backend='eager'，批大小依次为 {SIZES}",
 )
 assert all(s.graph_breaks == 0 for s in rows.values())
 assert (rows[None].graphs, rows[True].graphs, rows[False].graphs) == (3, 2, 5), rows
@@ -57,5 +62,5 @@ glue("none.graphs", rows[None].graphs)
 glue("true.graphs", rows[True].graphs)
 glue("false.graphs", rows[False].graphs)
 glue("breaks", 0)
-glue("none.reason_1", first_line(rows[None].recompile_reasons[0]))
-glue("none.reason_2", first_line(rows[None].recompile_reasons[1]).split("#")[0].strip())
+glue("none.reason_1", guard_text(rows[None].recompile_reasons[0]))
+glue("none.reason_2", guard_text(rows[None].recompile_reasons[1]))

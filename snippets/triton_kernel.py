@@ -126,8 +126,8 @@ if ON_GPU:
     print(f"# Inductor generated {len(generated)} Triton kernel(s) for causal_softmax_torch\n")
     print("\n\n".join(generated))
 else:
-    print("Not applicable on CPU: Inductor writes C++ for CPU tensors; the Triton source it generates")
-    print("is captured only from a GPU run.")
+    print("CPU 上不适用：Inductor 为 CPU 张量生成的是 C++ 代码，")
+    print("它生成的 Triton 源码只能在 GPU 上运行时捕获。")
 
 # %% name="timing"
 if ON_GPU:
@@ -151,7 +151,7 @@ if ON_GPU:
     caption = f"scores 形状 {tuple(shapes[-1])}，{dtype}；triton.testing.do_bench 的中位数与 IQR"
 else:
     names = ("eager (masked_fill + softmax)", "torch.compile(fullgraph=True)", "hand-written Triton")
-    rows = [{"实现": name, "状态": "不适用：CPU 上 Triton 只能解释执行，不能计时"} for name in names]
+    rows = [{"实现": name, "状态": "CPU 上不适用：Triton 只能解释执行，不能计时"} for name in names]
     for key in ("speedup.compiled", "speedup.triton", "triton_vs_compiled"):
         glue(key, None)
     caption = "计时只在 GPU 上进行"

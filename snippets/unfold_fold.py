@@ -65,20 +65,20 @@ glue("fold.roundtrip", True)
 inputs = [(torch.randn(B, C, S, S, device=DEVICE),) for _ in range(3)]
 result = compare(
     {
-        "eager loop": patches_loop,
-        "eager unfold": patches_unfold,
-        "compiled loop": torch.compile(patches_loop, fullgraph=True),
-        "compiled unfold": torch.compile(patches_unfold, fullgraph=True),
+        "eager · 切片循环": patches_loop,
+        "eager · unfold": patches_unfold,
+        "编译 · 切片循环": torch.compile(patches_loop, fullgraph=True),
+        "编译 · unfold": torch.compile(patches_unfold, fullgraph=True),
     },
     inputs,
     min_run_time=1.0 if DEVICE == "cuda" else 0.3,
 )
-result.record("timings", caption="patches by slicing loop vs F.unfold, Inductor caches disabled")
+result.record("timings", caption="切片循环与 F.unfold 切分图块，关闭 Inductor 缓存")
 for row in result.rows():
     print(f"{row['candidate']:16} first {row['first_call_s']:7.3f} s {row['median_us']:10.1f} us")
-loop_first = result["compiled loop"].first_call_s
-unfold_first = result["compiled unfold"].first_call_s
+loop_first = result["编译 · 切片循环"].first_call_s
+unfold_first = result["编译 · unfold"].first_call_s
 glue("loop.first_call_s", round(loop_first, 3))
 glue("unfold.first_call_s", round(unfold_first, 3))
 glue("compile_ratio", round(loop_first / unfold_first, 2))
-glue("speedup", round(result.speedup("compiled unfold", over="compiled loop"), 2))
+glue("speedup", round(result.speedup("编译 · unfold", over="编译 · 切片循环"), 2))

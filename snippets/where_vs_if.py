@@ -82,20 +82,20 @@ glue("cond.matches_eager", True)
 torch._dynamo.reset()
 result = compare(
     {
-        "eager if": gate_if,
-        "eager where": gate_where,
-        "compiled if (graph break)": torch.compile(gate_if),
-        "compiled where": torch.compile(gate_where, fullgraph=True),
-        "compiled cond": torch.compile(gate_cond, fullgraph=True),
+        "eager · if": gate_if,
+        "eager · where": gate_where,
+        "编译 · if（断图）": torch.compile(gate_if),
+        "编译 · where": torch.compile(gate_where, fullgraph=True),
+        "编译 · cond": torch.compile(gate_cond, fullgraph=True),
     },
     inputs,
     min_run_time=1.0 if DEVICE == "cuda" else 0.3,
 )
-result.record("timings", caption="Python if vs torch.where vs torch.cond")
+result.record("timings", caption="Python if、torch.where 与 torch.cond")
 for row in result.rows():
     print(f"{row['candidate']:27} {row['median_us']:10.1f} us  x{row['speedup']:.2f}  "
           f"breaks={row['graph_breaks']}")
-assert result["compiled where"].compile.graph_breaks == 0
-assert result["compiled if (graph break)"].compile.graph_breaks >= 1
-glue("speedup", round(result.speedup("compiled where"), 2))
-glue("speedup.cond", round(result.speedup("compiled cond"), 2))
+assert result["编译 · where"].compile.graph_breaks == 0
+assert result["编译 · if（断图）"].compile.graph_breaks >= 1
+glue("speedup", round(result.speedup("编译 · where"), 2))
+glue("speedup.cond", round(result.speedup("编译 · cond"), 2))

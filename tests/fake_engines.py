@@ -12,10 +12,15 @@ import base64
 import json
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
+
+import pytest
+
+BAIDU_TOKEN = "BdTok-7f3c9e1a42"  # distinctive, so that a leak into any output is found by a plain search
 
 
 @dataclass(frozen=True)
@@ -56,7 +61,7 @@ class FakeEngines:
         self._lock = threading.Lock()
         # Baidu
         self.baidu_site = "https://blog.example.com"
-        self.baidu_token = "baidu-test-token-0000"
+        self.baidu_token = BAIDU_TOKEN
         self.baidu_quota = 100_000
         self.baidu_spent_elsewhere: dict[int, int] = {}  # after the n-th push, quota used by others
         self.baidu_taken: list[str] = []
@@ -253,3 +258,10 @@ def _json(status: int, body: Any) -> Answer:
 
 def _unb64(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+@pytest.fixture(name="engines")
+def engines_fixture() -> Iterator[FakeEngines]:
+    """The local engines, running for one test; a test module imports this to get the `engines` fixture."""
+    with FakeEngines() as server:
+        yield server

@@ -1,16 +1,21 @@
-"""Small built sites for the submission tests: sitemaps (plain, gzipped, index), robots.txt, config.
+"""Small built sites for the submission tests (sitemaps plain, gzipped or indexed, robots.txt, config),
+and the run that every engine's tests drive.
 
-Written here rather than by the seo plugin, so the submission tests depend only on the sitemap format.
+Sites are written here rather than by the seo plugin, so the submission tests depend only on the sitemap
+format.
 """
 
 from __future__ import annotations
 
 import gzip
+import io
 from datetime import date, timedelta
 from pathlib import Path
 from xml.sax.saxutils import escape
 
+from seo.submit.base import Backoff, RunReport, Submitter, make_plan, run_submission
 from seo.submit.sitemaps import SitemapEntry
+from seo.submit.state import SubmitState
 
 SITE = "https://blog.example.com/"
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -80,3 +85,18 @@ def write_repo(root: Path, entries: list[SitemapEntry], *, key_file: str = "inde
     write_urlset(root / "site" / "sitemap.xml", entries)
     write_robots(root / "site")
     return root
+
+
+def backoff(sleeps: list[float] | None = None) -> Backoff:
+    """A backoff that records each wait in `sleeps` instead of sleeping, so retries cost no time."""
+    return Backoff(sleep=(sleeps if sleeps is not None else []).append)
+
+
+def run(
+    sub: Submitter, entries: list[SitemapEntry], state_path: Path, *, send: bool = True
+) -> tuple[RunReport, str]:
+    """Plan `entries` against the state file, then run `sub` as `blog submit` does; report and output."""
+    state = SubmitState.load(state_path)
+    out = io.StringIO()
+    plan = make_plan(sub.name, entries, state.accepted(sub.name))
+    return run_submission(sub, plan, state, send=send, out=out), out.getvalue()

@@ -207,19 +207,74 @@ def test_a_candidate_that_computes_something_else_fails_the_comparison():
                       min_run_time=0.01, reset=False)
 
 
-def test_record_emits_one_table_with_the_device_and_the_method(monkeypatch: pytest.MonkeyPatch):
+def _record(monkeypatch: pytest.MonkeyPatch, comparison: bench.Comparison) -> dict[str, dict]:
     from generator import record
 
     emitted: list[dict] = []
     monkeypatch.setattr(record, "_emit", emitted.append)
-    comparison = bench.Comparison("cpu", "eager", (_measurement("eager", 2.0), _measurement("fast", 1.0)),
+    comparison.record("timings", caption="一句说明")
+    return {payload["name"]: payload for payload in emitted}
+
+
+def test_record_emits_a_compact_chinese_table_with_units_in_its_headers(monkeypatch: pytest.MonkeyPatch):
+    comparison = bench.Comparison("cpu", "eager", (_measurement("eager", 42e-6), _measurement("fast", 21e-6)),
                                   threads=2, input_sets=3)
-    comparison.record("timings", caption="a caption")
-    (payload,) = emitted
-    assert payload["kind"] == "table" and payload["name"] == "timings"
-    assert payload["columns"][:2] == ["candidate", "device"]
-    assert [row[1] for row in payload["rows"]] == ["cpu", "cpu"]
-    assert payload["caption"].startswith("a caption (device cpu, 2 threads, 3 rotating input set(s)")
+    shown = _record(monkeypatch, comparison)["timings"]
+    assert shown["kind"] == "table"
+    assert shown["columns"] == [
+        "写法", "首次调用（含编译，ms）", "中位数（µs）", "IQR（µs）", "重复次数", "加速比",
+    ]
+    assert shown["rows"] == [
+        ["eager", "500", "42.0", "0", 3, "1.00×"],
+        ["fast", "500", "21.0", "0", 3, "2.00×"],
+    ]
+    caption = shown["caption"]
+    assert caption.startswith("一句说明；设备 cpu，2 线程，3 组输入轮换")
+    assert "中位数" in caption and "eager 的中位数" in caption and bench.CPU_MEMORY_NOTE_ZH in caption
+
+
+def test_record_keeps_every_raw_number_and_the_full_method_in_a_raw_table(monkeypatch: pytest.MonkeyPatch):
+    comparison = bench.Comparison("cpu", "eager", (_measurement("eager", 2.0), _measurement("fast", 1.0)),
+                                  threads=2, input_sets=3, load_average=1.5)
+    raw = _record(monkeypatch, comparison)["timings.raw"]
+    assert raw["columns"][:3] == ["candidate", "device", "first_call_s"]
+    assert {"calls_per_repeat", "break_reasons", "recompiles"} <= set(raw["columns"])
+    assert [row[1] for row in raw["rows"]] == ["cpu", "cpu"]
+    assert raw["caption"].startswith("一句说明 (device cpu, 2 threads, 3 rotating input set(s)")
+    assert "1-min load average 1.50" in raw["caption"]
+
+
+def test_each_time_column_uses_the_largest_unit_that_keeps_its_values_under_a_thousand():
+    fast = bench.Comparison("cpu", "a", (_measurement("a", 999e-6), _measurement("b", 5e-6)), 1, 1)
+    slow = bench.Comparison("cpu", "a", (_measurement("a", 1.5), _measurement("b", 0.2)), 1, 1)
+    assert "中位数（µs）" in fast.display_rows()[0]
+    assert [row["中位数（s）"] for row in slow.display_rows()] == ["1.50", "0.200"]
+
+
+def test_first_calls_stay_in_milliseconds_below_ten_seconds_so_eager_ones_do_not_vanish():
+    compiling = bench.Measurement("compiled", "cpu", 4.0, bench.Stats(1e-5, 1e-5, 1e-5, 3, 1), None,
+                                  _measurement("x", 1.0).compile)
+    eager = bench.Measurement("eager", "cpu", 7e-5, bench.Stats(2e-5, 2e-5, 2e-5, 3, 1), None,
+                              _measurement("x", 1.0).compile)
+    rows = bench.Comparison("cpu", "eager", (eager, compiling), 1, 1).display_rows()
+    assert [row["首次调用（含编译，ms）"] for row in rows] == ["0.0700", "4000"]
+
+
+def test_peak_memory_gets_a_column_only_where_it_was_measured():
+    measured = bench.Measurement("gpu", "cuda", 0.5, bench.Stats(1e-3, 1e-3, 1e-3, 3, 1), 3 * 2**20,
+                                 _measurement("x", 1.0).compile)
+    with_peak = bench.Comparison("cuda", "gpu", (measured,), 1, 1).display_rows()
+    without = bench.Comparison("cpu", "x", (_measurement("x", 1.0),), 1, 1).display_rows()
+    assert with_peak[0]["峰值显存（MiB）"] == "3.00"
+    assert not any("显存" in column for column in without[0])
+
+
+@pytest.mark.parametrize(("value", "shown"), [
+    (1234.5, "1234"), (123.4, "123"), (99.96, "100"), (12.34, "12.3"), (1.0, "1.00"), (0.01234, "0.0123"),
+    (0.00012, "0.000120"), (0.0, "0"),
+])
+def test_readable_numbers_have_three_significant_digits_and_no_exponent(value: float, shown: str):
+    assert bench.readable(value) == shown
 
 
 def test_importing_the_generator_and_its_harness_does_not_import_torch():

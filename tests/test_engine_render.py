@@ -210,6 +210,7 @@ def test_image_urls_are_relative_to_the_page() -> None:
         'text\n<%= code("demo", "bench") %>\n\n<%= output("demo", "boom") %>\n<%= provenance("demo") %>\n',
         '<%= value("demo", "speedup", fmt=".3f") %> and <%= chart("demo", "c") %>',
         "no tags at all but a stray %> and {braces}\n",
+        '- item\n\n    <%= code("demo", "bench") %>\n\n  <%= table("demo", "t") %> and text\n',
     ],
 )
 def test_direct_substitution_gives_exactly_what_jinja_gives(snip, page: str) -> None:
@@ -230,3 +231,23 @@ def test_direct_substitution_gives_exactly_what_jinja_gives(snip, page: str) -> 
 def test_pages_with_statements_or_expressions_go_through_jinja(snip, page: str) -> None:
     assert render._literal_tags(page) is None
     renderer(snip, result(snip, PROV_GPU)).render(page.replace('"%>"', '"speedup"'), "p.md")
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        '- item\n\n    <%= output("demo", "boom") %>\n\nafter\n',
+        '<% set s = "demo" %>\n- item\n\n    <%= output(s, "boom") %>\n\nafter\n',  # through Jinja
+    ],
+)
+def test_an_indented_block_embed_stays_inside_its_list_item(snip, page: str) -> None:
+    out = html(renderer(snip, result(snip, PROV_GPU)).render(page, "p.md"))
+    item = out[out.index("<li>"):out.index("</li>")]
+    assert "ValueError: expected" in item and "snippet-provenance" in item and "NVIDIA H200" in item
+    assert "<p>after</p>" in out[out.index("</li>"):]
+
+
+def test_indented_tags_in_a_raw_region_stay_as_written(snip) -> None:
+    page = '<% raw %>\n- item\n\n    <%= code("demo", "bench") %>\n<% endraw %>\n'
+    out = renderer(snip, result(snip, PROV_GPU)).render(page, "p.md")
+    assert out.strip("\n") == '- item\n\n    <%= code("demo", "bench") %>'

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import psutil
+import pytest
 
 from generator import runner, snippet
 from generator.runner import RunOptions
@@ -137,3 +138,13 @@ def test_runner_can_run_from_a_background_thread(tmp_path: Path) -> None:
     worker.join(120)
     assert box and box[0].ok, box and box[0].error
     assert box[0].result["cells"][0]["outputs"][0]["text"] == "threaded\n"
+
+
+def test_a_cuda_run_whose_kernel_sees_no_gpu_fails_instead_of_filing_cpu_numbers_as_gpu(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")  # no GPU for the kernel, even on a GPU machine
+    cuda = RunOptions(device="cuda", device_class="cuda-nvidia-h200", cell_timeout=120, snippet_timeout=240)
+    outcome = run_text(tmp_path, '# %% name="a"\nprint(1)\n', cuda)
+    assert not outcome.ok and outcome.result is None
+    assert "s.py: the kernel's torch sees no CUDA device" in outcome.error

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -69,22 +71,26 @@ def test_strict_build_embeds_values_outputs_tables_charts_with_provenance(site: 
     assert "snippets: 1 snippet(s) embedded, mode frozen" in done.stderr
 
 
-def test_markdown_cell_edit_keeps_the_strict_build_passing(site: Path) -> None:
-    path = site / "snippets" / "demo.py"
+@contextlib.contextmanager
+def edited(path: Path, old: str, new: str) -> Iterator[None]:
+    """``path`` with ``old`` replaced by ``new`` while the block runs, restored afterwards."""
     original = path.read_text()
+    assert old in original
+    path.write_text(original.replace(old, new))
     try:
-        path.write_text(original.replace("# A tiny snippet", "# 一个很小的片段, a tiny snippet"))
-        done = build(site, "--strict")
-        assert done.returncode == 0, done.stderr
+        yield
     finally:
         path.write_text(original)
 
 
+def test_markdown_cell_edit_keeps_the_strict_build_passing(site: Path) -> None:
+    with edited(site / "snippets" / "demo.py", "# A tiny snippet", "# 一个很小的片段, a tiny snippet"):
+        done = build(site, "--strict")
+        assert done.returncode == 0, done.stderr
+
+
 def test_strict_build_fails_on_a_stale_result_naming_snippet_post_and_reason(site: Path) -> None:
-    path = site / "snippets" / "_helper.py"
-    original = path.read_text()
-    try:
-        path.write_text(original.replace("FACTOR = 3", "FACTOR = 4"))
+    with edited(site / "snippets" / "_helper.py", "FACTOR = 3", "FACTOR = 4"):
         done = build(site, "--strict")
         assert done.returncode != 0
         assert (f"posts/posts/demo.md embeds snippet 'demo' whose result on {CPU} is stale: "
@@ -92,8 +98,6 @@ def test_strict_build_fails_on_a_stale_result_naming_snippet_post_and_reason(sit
         relaxed = build(site)
         assert relaxed.returncode == 0, relaxed.stderr
         assert '<sup class="snippet-stale-mark">stale</sup>' in page(site)
-    finally:
-        path.write_text(original)
 
 
 def test_strict_build_fails_on_a_missing_result_naming_snippet_and_post(site: Path) -> None:
@@ -126,23 +130,20 @@ def test_unknown_value_fails_the_build_naming_post_and_line(site: Path) -> None:
 
 
 def test_auto_build_runs_only_what_changed_and_a_rebuild_runs_nothing(site: Path) -> None:
-    path = site / "snippets" / "demo.py"
-    original = path.read_text()
     stored = site / "snippets" / "_results" / "demo" / f"{CPU}.json"
     before = stored.read_text()
     try:
-        path.write_text(original.replace('"eager": 2.5', '"eager": 5.0'))
-        first = build(site, "--strict", mode="auto")
-        assert first.returncode == 0, first.stderr
-        report = json.loads((site / "site" / "_snippets" / "report.json").read_text())
-        assert report["counts"]["executed"] == 1 and report["snippets"][0]["source"] == "executed"
-        assert ">6.67</span>" in page(site)
-        second = build(site, "--strict", mode="auto")
-        assert second.returncode == 0, second.stderr
-        report = json.loads((site / "site" / "_snippets" / "report.json").read_text())
-        assert report["counts"]["executed"] == 0
+        with edited(site / "snippets" / "demo.py", '"eager": 2.5', '"eager": 5.0'):
+            first = build(site, "--strict", mode="auto")
+            assert first.returncode == 0, first.stderr
+            report = json.loads((site / "site" / "_snippets" / "report.json").read_text())
+            assert report["counts"]["executed"] == 1 and report["snippets"][0]["source"] == "executed"
+            assert ">6.67</span>" in page(site)
+            second = build(site, "--strict", mode="auto")
+            assert second.returncode == 0, second.stderr
+            report = json.loads((site / "site" / "_snippets" / "report.json").read_text())
+            assert report["counts"]["executed"] == 0
     finally:
-        path.write_text(original)
         stored.write_text(before)
 
 

@@ -114,6 +114,23 @@ def test_local_module_edit_makes_the_result_stale_and_names_the_module(snippets:
     assert resolve.stale_reasons(after, result) == ["local module _inner.py changed"]
 
 
+def test_a_project_module_such_as_the_harness_belongs_to_the_key(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / "harness").mkdir(parents=True)
+    write(project / "harness", "", "__init__.py")
+    write(project / "harness", "def compare():\n    return 1\n", "bench.py")
+    snippets_dir = project / "snippets"
+    snippets_dir.mkdir()
+    write(snippets_dir, '# %% name="main"\nfrom harness.bench import compare\nprint(compare())\n')
+    before = snippet.load(snippets_dir / "demo.py", snippets_dir)
+    assert set(before.modules) == {"../harness/__init__.py", "../harness/bench.py"}
+
+    result = {"key": before.key, "hashes": before.hashes}
+    write(project / "harness", "def compare():\n    return 2\n", "bench.py")
+    after = snippet.load(snippets_dir / "demo.py", snippets_dir)
+    assert resolve.stale_reasons(after, result) == ["local module ../harness/bench.py changed"]
+
+
 def test_reordered_cells_are_a_reason(snippets: Path) -> None:
     before = snippet.load(snippets / "demo.py", snippets)
     order = [{"name": c.key} for c in before.code_cells]

@@ -6,7 +6,9 @@ import argparse
 import json
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -99,8 +101,33 @@ def test_a_second_lock_holder_fails_fast_with_a_clear_message(project: Path) -> 
                               capture_output=True, text=True, timeout=120, cwd=project)
     assert done.returncode == 2
     assert "is locked by pid" in done.stderr
-    with store.lock():  # released: usable again
-        pass
+    # Released, it is usable again, and re-entrant for its holder (`blog run` holds it for the whole run
+    # and takes it again around each snippet), but not for another thread.
+    with store.lock(), store.lock():
+        other = ThreadPoolExecutor(1).submit(lambda: store.lock().__enter__())
+        with pytest.raises(LockError):
+            other.result(timeout=30)
+
+
+def test_a_second_blog_run_fails_fast_even_between_the_first_runs_snippets(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (project / "snippets" / "t.py").write_text(SNIPPET)
+    second: list[subprocess.CompletedProcess[str]] = []
+    run_one = Engine.run
+
+    def run_then_start_another_blog_run(self: Engine, snip: Any, progress: Any = None) -> Any:
+        outcome = run_one(self, snip, progress)
+        if not second:  # the first snippet is stored, the second not yet started
+            second.append(subprocess.run([sys.executable, "-m", "generator.cli", "run", "--device", "cpu"],
+                                         capture_output=True, text=True, timeout=120, cwd=project))
+        return outcome
+
+    monkeypatch.setattr(Engine, "run", run_then_start_another_blog_run)
+    assert blog("run", "--device", "cpu") == 0
+    assert second[0].returncode == 2, second[0].stderr
+    assert "is locked by pid" in second[0].stderr
+    assert all(engine(project).store.path(stem, CPU).is_file() for stem in ("s", "t"))
 
 
 def test_mode_from_environment_wins_over_configuration() -> None:
@@ -158,6 +185,16 @@ def test_blog_status_lists_states_and_exits_1_on_stale_or_missing(project: Path,
     assert "code of cell 'main' changed" in capsys.readouterr().out
     assert blog("show", "s") == 1
     assert "stale" in capsys.readouterr().out
+
+
+def test_blog_status_shows_a_malformed_snippet_with_its_line_beside_the_others_and_exits_2(
+    project: Path, capsys
+) -> None:
+    (project / "snippets" / "bad.py").write_text('# %% name="x"\nx = (\n')
+    assert blog("status") == 2
+    out = capsys.readouterr().out
+    assert "malformed" in out and "snippets/bad.py:2: syntax error in cell 'x'" in out
+    assert "missing" in out  # the good snippet's row is still there
 
 
 def test_unknown_snippet_is_bad_input(project: Path) -> None:

@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import lxml.html
 import pytest
+import seo_pages
 
 from seo import panel
 from seo.audit import audit_site
 
-BROKEN = Path(__file__).parent / "fixtures" / "seo" / "broken"
 # Findings that compare a page with other pages or with robots.txt: the audit's, not one page's.
 CROSS_PAGE = {"title-duplicate", "description-duplicate", "noindex-in-sitemap"}
 
 
 @pytest.fixture(scope="module")
-def audited() -> dict[str, set[tuple[str, str]]]:
-    report = audit_site(BROKEN)
+def audited(tmp_path_factory: pytest.TempPathFactory) -> dict[str, set[tuple[str, str]]]:
+    report = audit_site(seo_pages.write_site(tmp_path_factory.mktemp("broken")))
     found: dict[str, set[tuple[str, str]]] = {page.page: set() for page in report.pages}
     for finding in report.findings:
         from_robots_txt = finding.message.startswith("robots.txt")
@@ -28,13 +26,13 @@ def audited() -> dict[str, set[tuple[str, str]]]:
 
 def test_the_panel_lists_exactly_the_audits_findings_for_every_broken_page(audited: dict) -> None:
     for page, expected in audited.items():
-        html = (BROKEN / page).read_text(encoding="utf-8")
+        html = seo_pages.at(page).html()
         shown = {(f.rule, f.message) for f in panel.audit_page(html, page, draft=False).findings}
         assert shown == expected, page
 
 
 def test_each_finding_lands_in_its_topic_and_sets_its_state() -> None:
-    html = (BROKEN / "image-alt-missing/torch-compile-fullgraph.html").read_text(encoding="utf-8")
+    html = seo_pages.page("image-alt-missing")
     topics = {t.id: t for t in panel.audit_page(html, "p.html", draft=False).topics}
     assert [f.rule for f in topics["images"].findings] == ["image-alt-missing"]
     assert topics["images"].state == "error"
@@ -42,21 +40,21 @@ def test_each_finding_lands_in_its_topic_and_sets_its_state() -> None:
 
 
 def test_a_clean_page_is_all_good() -> None:
-    html = (BROKEN / "clean/torch-compile-fullgraph.html").read_text(encoding="utf-8")
+    html = seo_pages.page("clean")
     result = panel.audit_page(html, "clean.html", draft=False)
     assert result.state == "good"
     assert result.score == 100
 
 
 def test_a_draft_is_audited_as_published_despite_its_draft_noindex() -> None:
-    html = (BROKEN / "description-too-short/torch-compile-fullgraph.html").read_text(encoding="utf-8")
+    html = seo_pages.page("description-too-short")
     draft = html.replace("<head>", '<head><meta name="robots" content="noindex">', 1)
     rules = {f.rule for f in panel.audit_page(draft, "d.html", draft=True).findings}
     assert "description-too-short" in rules
 
 
 def test_decorate_puts_banner_and_panel_first_in_the_article_and_escapes_findings() -> None:
-    html = (BROKEN / "link-text-generic/torch-compile-fullgraph.html").read_text(encoding="utf-8")
+    html = seo_pages.page("link-text-generic")
     out = panel.decorate(html, "p.html", draft=True, post=True)
     doc = lxml.html.document_fromstring(out)
     first = doc.xpath("//article/*")[:3]
@@ -67,5 +65,5 @@ def test_decorate_puts_banner_and_panel_first_in_the_article_and_escapes_finding
 
 
 def test_a_page_that_is_neither_draft_nor_post_is_left_alone() -> None:
-    html = (BROKEN / "clean/torch-compile-fullgraph.html").read_text(encoding="utf-8")
+    html = seo_pages.page("clean")
     assert panel.decorate(html, "p.html", draft=False, post=False) == html

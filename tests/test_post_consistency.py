@@ -1,4 +1,4 @@
-"""The flagship post (and its English companion) types no number by hand: every number comes from a result.
+"""The posts type no number by hand: every number comes from a result.
 
 The site is built once (frozen mode: stored results only, nothing executed). Then, in the post's
 rendered article, everything the snippets engine produced is removed (elements with a ``snippet-``
@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from lxml import html as lxml_html
 
 from generator.resolve import stale_reasons
@@ -25,10 +26,15 @@ from generator.snippet import load
 
 ROOT = Path(__file__).resolve().parents[1]
 POSTS_DIR = ROOT / "posts" / "posts"
-SLUGS = ["torch-compile-fullgraph", "torch-compile-fullgraph-en"]  # file stem == slug
+#: The posts held to the rule, by file stem; each is published at its front matter `slug`.
+POSTS = ["torch-compile-fullgraph", "torch-compile-fullgraph-en", "executable-snippets"]
+FLAGSHIP = "torch-compile-fullgraph"
 SNIPPETS = ROOT / "snippets"
 RESULTS = SNIPPETS / "_results"
 
+#: Jinja raw blocks show embed syntax as an example; what is inside them is never evaluated.
+RAW = re.compile(r"<%-?\s*raw\s*-?%>.*?<%-?\s*endraw\s*-?%>", re.DOTALL)
+FRONT_MATTER = re.compile(r"\A---\n(.*?)\n---\n", re.DOTALL)
 EMBED = re.compile(r"""\b(code|output|table|chart|value|provenance)\(\s*["']([^"']+)["']""")
 VALUE_CALL = re.compile(r"""value\(\s*["']([^"']+)["']\s*,\s*["']([^"']+)["']""")
 #: Digits the author may type: ISO and Chinese dates, versions after a product name, GPU model names.
@@ -57,14 +63,29 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return site
 
 
-@pytest.fixture(params=SLUGS)
-def slug(request: pytest.FixtureRequest) -> str:
+@pytest.fixture(params=POSTS)
+def post(request: pytest.FixtureRequest) -> str:
     return request.param
 
 
 @pytest.fixture
-def markdown(slug: str) -> str:
-    return (POSTS_DIR / f"{slug}.md").read_text(encoding="utf-8")
+def source(post: str) -> str:
+    return (POSTS_DIR / f"{post}.md").read_text(encoding="utf-8")
+
+
+@pytest.fixture
+def markdown(source: str) -> str:
+    """The post's Markdown as the embeds see it: raw (example) blocks left out."""
+    return RAW.sub("", source)
+
+
+@pytest.fixture
+def slug(source: str, post: str) -> str:
+    found = FRONT_MATTER.match(source)
+    assert found, f"{post}.md has no front matter"
+    meta = yaml.safe_load(found.group(1)) or {}
+    assert meta.get("slug"), f"{post}.md has no slug in its front matter"
+    return str(meta["slug"])
 
 
 @pytest.fixture
@@ -115,16 +136,21 @@ def hand_typed_numbers(text: str) -> list[str]:
     return [text[max(0, m.start() - 30) : m.end() + 30].replace("\n", " ") for m in re.finditer(r"\d+", text)]
 
 
-def stored_values(stem: str) -> list[object]:
-    values: list[object] = []
+def stored_values(stem: str) -> list[tuple[object, str]]:
+    """Each recorded value with the unit it was glued with ("" when none)."""
+    values: list[tuple[object, str]] = []
     for path in (RESULTS / stem).glob("*.json"):
         result = json.loads(path.read_text(encoding="utf-8"))
-        values += [rec["value"] for rec in result.get("values", {}).values()]
+        values += [(rec["value"], rec.get("unit") or "") for rec in result.get("values", {}).values()]
     return values
 
 
-def _matches(text: str, value: object) -> bool:
-    """Whether the displayed text is `value` as some format() spec would show it."""
+def _matches(text: str, value: object, unit: str = "") -> bool:
+    """Whether the displayed text is `value` (then its unit, if it has one) as some format() spec shows it."""
+    if unit:
+        if not text.endswith(unit):
+            return False
+        text = text.removesuffix(unit).strip()
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return text == str(value)
     try:
@@ -160,12 +186,12 @@ def test_every_inline_value_is_a_stored_value(article: lxml_html.HtmlElement, ma
     for span in spans:
         text = span.text_content().strip()
         assert not text.startswith("["), f"inline value without a result: {text}"
-        assert any(_matches(text, v) for v in allowed), f"{text!r} is not a stored value"
+        assert any(_matches(text, v, unit) for v, unit in allowed), f"{text!r} is not a stored value"
 
 
 def test_every_snippet_the_post_names_exists_with_a_fresh_result(markdown: str) -> None:
     stems = embedded_snippets(markdown)
-    assert "model_bench" in stems
+    assert stems, "the post embeds no snippet"
     for stem in sorted(stems):
         path = SNIPPETS / f"{stem}.py"
         assert path.is_file(), f"the post embeds {stem!r} but {path} does not exist"
@@ -174,6 +200,11 @@ def test_every_snippet_the_post_names_exists_with_a_fresh_result(markdown: str) 
         assert results, f"no stored result for {stem}"
         why = {p.stem: stale_reasons(snippet, json.loads(p.read_text(encoding="utf-8"))) for p in results}
         assert any(not reasons for reasons in why.values()), f"{stem}: every result is stale: {why}"
+
+
+def test_the_flagship_post_embeds_the_model_benchmark() -> None:
+    markdown = RAW.sub("", (POSTS_DIR / f"{FLAGSHIP}.md").read_text(encoding="utf-8"))
+    assert "model_bench" in embedded_snippets(markdown)
 
 
 def test_rendered_post_shows_no_stale_or_missing_result(article: lxml_html.HtmlElement) -> None:

@@ -6,15 +6,19 @@ These use the real engine (a Jupyter kernel per run) and the real watcher of `mk
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from mkdocs.livereload import LiveReloadServer
 
+from generator.build import Build
 from generator.engine import Engine, Settings
 from generator.preview import SnippetPreview
+from generator.store import Store
 
 SNIPPET = """\
 # %% [markdown]
@@ -111,3 +115,20 @@ def test_a_failing_rerun_keeps_the_previous_result_and_reports_the_error(
     assert "boom" in preview.failures["a"]
     assert (tmp_path / "snippets/_results/a").glob("*.json").__next__().read_bytes() == before
     assert engine.shown(engine.snippet("a")).state == "stale"
+
+
+def test_while_a_blog_run_holds_the_store_the_rerun_waits_and_the_build_warning_says_it_is_coming(
+    engine: Engine, preview: SnippetPreview, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with Store(engine.store.root).lock():  # a `blog run` in a terminal holds the store
+        write_snippet(tmp_path, "a", 5)
+        preview.changed()  # as the plugin does before each serve-time build (the watcher may have too)
+        assert preview.busy("a")
+        serving = Build(Engine(replace(engine.settings, mode="frozen")), tmp_path, preview.busy)
+        with caplog.at_level(logging.WARNING, logger="mkdocs.plugins.snippets"):
+            serving.lookup("a", "posts/x.md")
+        assert "stale" in caplog.text and "re-running it in the background" in caplog.text
+        assert "blog run" not in caplog.text
+        assert preview.busy("a") and preview.runs == []
+    wait_for(lambda: preview.runs == ["a"] and preview.idle())
+    assert value(engine, "a") == 5

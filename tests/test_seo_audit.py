@@ -4,22 +4,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 from pathlib import Path
 
 import pytest
+import seo_pages
 
 from seo import cli, robots
 from seo.audit import audit_site
-from seo.rules import ERROR
+from seo.rules import ERROR, PageFacts, check_keywords
 
-BROKEN = Path(__file__).parent / "fixtures" / "seo" / "broken"
-
-# Each folder of BROKEN is named by the rule its pages break. A few breakages imply a second finding.
-ALSO = {
-    "title-missing": {"keyword-missing-title"},
-    "description-missing": {"keyword-missing-description"},
-}
 REQUIRED_RULES = {
     "title-missing", "title-too-long", "title-duplicate", "description-missing", "description-too-short",
     "description-too-long", "description-duplicate", "keyword-density-low", "keyword-density-high",
@@ -31,8 +24,20 @@ REQUIRED_RULES = {
 
 
 @pytest.fixture(scope="module")
-def report():
-    return audit_site(BROKEN)
+def broken(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A built site of seo_pages.BROKEN: one folder per rule, robots.txt and sitemap.xml."""
+    return seo_pages.write_site(tmp_path_factory.mktemp("broken"))
+
+
+@pytest.fixture(scope="module")
+def report(broken: Path):
+    return audit_site(broken)
+
+
+def _clean_site(root: Path) -> Path:
+    (root / "clean").mkdir(parents=True)
+    (root / "clean" / seo_pages.FILE).write_text(seo_pages.page("clean"), encoding="utf-8")
+    return root
 
 
 def _run(argv: list[str]) -> int:
@@ -43,16 +48,13 @@ def _run(argv: list[str]) -> int:
 
 
 def test_there_is_a_broken_page_for_every_required_rule():
-    folders = {p.name for p in BROKEN.iterdir() if p.is_dir()}
-    assert folders >= REQUIRED_RULES
+    assert {page.rule for page in seo_pages.BROKEN} >= REQUIRED_RULES
 
 
-@pytest.mark.parametrize("page", sorted(p.relative_to(BROKEN).as_posix() for p in BROKEN.rglob("*.html")))
-def test_each_broken_page_yields_exactly_its_rule(report, page):
-    rule = page.split("/")[0]
+@pytest.mark.parametrize("page", [page.path for page in seo_pages.BROKEN])
+def test_each_broken_page_yields_exactly_its_rule_and_the_clean_page_none(report, page):
     found = {f.rule for f in report.findings if f.page == page}
-    expected = set() if rule == "clean" else {rule} | ALSO.get(rule, set())
-    assert found == expected
+    assert found == seo_pages.expected(page)
 
 
 def test_density_high_above_four_percent_is_an_error_and_low_a_warning(report):
@@ -67,30 +69,29 @@ def test_robots_txt_blocking_baiduspider_is_reported(report):
     assert any("baiduspider" in m for m in messages)
 
 
-def test_json_contract(capsys):
-    assert _run(["seo", "audit", str(BROKEN), "--format", "json"]) == 0
+def test_json_contract(broken, capsys):
+    assert _run(["seo", "audit", str(broken), "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert set(data) == {"pages", "findings"}
-    assert data["pages"] == len(list(BROKEN.rglob("*.html")))
+    assert data["pages"] == len(seo_pages.BROKEN)
     assert data["findings"]
     for finding in data["findings"]:
         assert set(finding) == {"page", "rule", "severity", "message"}
         assert finding["severity"] in {"error", "warning", "info"}
         assert not Path(finding["page"]).is_absolute()
-        assert (BROKEN / finding["page"]).exists()
+        assert (broken / finding["page"]).exists()
 
 
-def test_strict_exits_1_on_errors_and_0_on_a_clean_site(tmp_path, capsys):
-    assert _run(["seo", "audit", str(BROKEN), "--strict"]) == 1
+def test_strict_exits_1_on_errors_and_0_on_a_clean_site(broken, tmp_path, capsys):
+    assert _run(["seo", "audit", str(broken), "--strict"]) == 1
     capsys.readouterr()
-    clean = tmp_path / "site"
-    shutil.copytree(BROKEN / "clean", clean / "clean")
+    clean = _clean_site(tmp_path)
     assert _run(["seo", "audit", str(clean), "--strict", "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out) == {"pages": 1, "findings": []}
 
 
-def test_text_report_shows_a_score_per_page(capsys):
-    _run(["seo", "audit", str(BROKEN)])
+def test_text_report_shows_a_score_per_page(broken, capsys):
+    _run(["seo", "audit", str(broken)])
     out = capsys.readouterr().out
     assert "score" in out and "clean/torch-compile-fullgraph.html" in out
     assert "100" in out  # the clean page
@@ -105,7 +106,7 @@ def test_unreadable_input_is_a_clear_error(tmp_path):
 
 
 def test_bad_robots_txt_lines_are_reported(tmp_path):
-    shutil.copytree(BROKEN / "clean", tmp_path / "clean")
+    _clean_site(tmp_path)
     (tmp_path / "robots.txt").write_text("User-agent: *\nDisalow: /x\nAllow: foo\nSitemap: /sitemap.xml\n")
     rules = [f.message for f in audit_site(tmp_path).site_findings if f.rule == "robots-txt-invalid"]
     assert len(rules) == 3
@@ -124,14 +125,23 @@ def test_robots_matching_follows_rfc_9309():
     assert parsed.errors == []
 
 
-def test_blog_command_prints_the_json_contract_and_exits_1_with_strict():
+def test_blog_command_prints_the_json_contract_and_exits_1_with_strict(broken):
     import subprocess
     import sys
 
     result = subprocess.run(
         [sys.executable, "-c", "import sys; from generator.cli import main; sys.exit(main())",
-         "seo", "audit", str(BROKEN), "--format", "json", "--strict"],
+         "seo", "audit", str(broken), "--format", "json", "--strict"],
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert result.returncode == 1, result.stderr
-    assert json.loads(result.stdout)["pages"] == len(list(BROKEN.rglob("*.html")))
+    assert json.loads(result.stdout)["pages"] == len(seo_pages.BROKEN)
+
+
+@pytest.mark.parametrize(
+    ("slug", "found"), [("chong-bian-yi-de-dai-jia", False), ("zhong-bian-yi-de-dai-jia", True)]
+)
+def test_the_slug_check_spells_the_keyphrase_as_the_slug_module_does(slug, found):
+    facts = PageFacts(page="p.html", canonical=f"https://example.org/posts/{slug}/", keywords=["重编译"])
+    rules = {finding.rule for finding in check_keywords(facts)}
+    assert ("keyword-missing-slug" in rules) is found

@@ -34,15 +34,16 @@ def _page(tmp_path: Path, meta: dict, url: str = "post/", content: str = "<p>正
 
 def test_draft_is_noindex_and_dated_from_front_matter(tmp_path):
     meta = {"date": "2024-05-02", "draft": True, "description": "草稿描述", "keywords": "甲，乙"}
-    head, record = pages.describe(_page(tmp_path, meta), SITE)
-    assert head.noindex and record.noindex
+    record = pages.describe(_page(tmp_path, meta), SITE)
+    head = record.head
+    assert head.noindex
     assert head.og_type == "article" and record.is_post
     assert head.keywords == ("甲", "乙")
     assert head.published.isoformat() == "2024-05-02T00:00:00+00:00"
 
 
 def test_heading_markup_in_the_title_is_plain_text_in_the_head(tmp_path):
-    head, _ = pages.describe(_page(tmp_path, {"date": "2024-05-02", "description": "描述"}), SITE)
+    head = pages.describe(_page(tmp_path, {"date": "2024-05-02", "description": "描述"}), SITE).head
     assert head.headline == "标题 & fullgraph"
     assert head.title == "标题 & fullgraph - 编译笔记"
 
@@ -56,7 +57,8 @@ def test_plain_page_without_description_gets_one_from_its_text(tmp_path):
     text = (
         "<h1>关于</h1><p>" + "这个博客记录 PyTorch 性能优化的实验，" * 3 + "</p><pre><code>x = 1</code></pre>"
     )
-    head, record = pages.describe(_page(tmp_path, {}, url="about/", content=text), SITE)
+    record = pages.describe(_page(tmp_path, {}, url="about/", content=text), SITE)
+    head = record.head
     assert head.description.startswith("这个博客记录 PyTorch 性能优化的实验")
     assert "x = 1" not in head.description and "关于" not in head.description
     assert head.og_type == "website" and not record.is_post and not head.noindex
@@ -67,7 +69,8 @@ def test_long_generated_description_is_cut_to_what_engines_show(tmp_path):
         SimpleNamespace(title=f"第 {i} 篇关于 torch.compile 的很长的文章标题", url=f"p{i}/")
         for i in range(20)
     ]
-    head, record = pages.describe(_page(tmp_path, {}, url="archive/2024/", posts=posts), SITE)
+    record = pages.describe(_page(tmp_path, {}, url="archive/2024/", posts=posts), SITE)
+    head = record.head
     assert head.description.endswith("…")
     assert pages.text.display_width(head.description) <= pages.DESCRIPTION_MAX_WIDTH
     assert record.post_urls[0] == "https://blog.example.com/p0/"

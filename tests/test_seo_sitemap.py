@@ -37,8 +37,8 @@ def _urls(n: int) -> list[sitemap.Url]:
 
 
 def test_single_sitemap_validates_with_gz_and_txt(tmp_path, urlset_schema):
-    announced = sitemap.write(_urls(3), tmp_path, BASE)
-    assert announced == [BASE + "sitemap.xml"]
+    written = sitemap.write(_urls(3), tmp_path, BASE)
+    assert written == sitemap.Written(BASE + "sitemap.xml", [])
     urlset_schema.validate(str(tmp_path / "sitemap.xml"))
     assert (
         gzip.decompress((tmp_path / "sitemap.xml.gz").read_bytes()) == (tmp_path / "sitemap.xml").read_bytes()
@@ -75,6 +75,16 @@ def test_rewriting_removes_stale_parts(tmp_path):
     sitemap.write(_urls(25), tmp_path, BASE, max_urls=10)
     sitemap.write(_urls(2), tmp_path, BASE)
     assert not list(tmp_path.glob("sitemap-*"))
+
+
+def test_a_url_over_baidus_256_bytes_is_left_out_and_reported(tmp_path, urlset_schema):
+    short = BASE + "p/" + "a" * (256 - len(BASE) - 2)  # exactly 256 bytes: kept
+    long = BASE + "p/" + "编" * 60  # 60 characters, 540 bytes once percent-encoded
+    written = sitemap.write([sitemap.Url(short), sitemap.Url(long)], tmp_path, BASE)
+    assert written.left_out == [long]
+    assert list(sitemap.locs(tmp_path)) == [short]
+    assert (tmp_path / "sitemap.txt").read_text().splitlines() == [short]
+    urlset_schema.validate(str(tmp_path / "sitemap.xml"))
 
 
 def test_foreign_host_is_refused(tmp_path):

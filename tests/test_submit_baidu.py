@@ -2,31 +2,21 @@
 
 from __future__ import annotations
 
-import io
 import logging
 import traceback
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fake_engines import Answer, FakeEngines
-from submit_sites import SITE, pages
+from fake_engines import BAIDU_TOKEN as TOKEN
+from fake_engines import Answer, FakeEngines, engines_fixture  # noqa: F401 (the `engines` fixture)
+from submit_sites import SITE, backoff, pages, run
 
 from seo.errors import EngineRefusedError, EngineUnavailableError
 from seo.submit.baidu import BaiduSubmitter
-from seo.submit.base import Backoff, RunReport, make_plan, run_submission
+from seo.submit.base import Backoff
 from seo.submit.sitemaps import SitemapEntry
 from seo.submit.state import SubmitState
 from seo.submit.transport import HttpRequest, HttpResponse, UrllibTransport
-
-TOKEN = "BdTok-7f3c9e1a42"  # distinctive, so that any leak is found
-
-
-@pytest.fixture
-def engines() -> Iterator[FakeEngines]:
-    with FakeEngines() as server:
-        server.baidu_token = TOKEN
-        yield server
 
 
 def submitter(
@@ -42,20 +32,9 @@ def submitter(
         token=token,
         transport=transport or UrllibTransport(timeout_s=5),
         endpoint=f"{engines.url}/urls",
-        backoff=Backoff(sleep=(sleeps if sleeps is not None else []).append),
+        backoff=backoff(sleeps),
         batch_size=batch_size,
     )
-
-
-def run(
-    sub: BaiduSubmitter, entries: list[SitemapEntry], state_path: Path, *, send: bool = True
-) -> tuple[RunReport, str]:
-    state = SubmitState.load(state_path)
-    out = io.StringIO()
-    report = run_submission(
-        sub, make_plan("baidu", entries, state.accepted("baidu")), state, send=send, out=out
-    )
-    return report, out.getvalue()
 
 
 def test_new_urls_are_pushed_as_plain_text_one_a_line_and_recorded(
@@ -75,6 +54,7 @@ def test_new_urls_are_pushed_as_plain_text_one_a_line_and_recorded(
 def test_a_second_run_right_after_a_successful_one_sends_nothing(
     engines: FakeEngines, tmp_path: Path
 ) -> None:
+
     run(submitter(engines), pages(3), tmp_path / "state.json")
     report, out = run(submitter(engines), pages(3), tmp_path / "state.json")
     assert len(engines.seen("/urls")) == 1
@@ -140,6 +120,20 @@ def test_a_500_is_retried_with_backoff_and_then_succeeds_logging_no_token(
     assert report.accepted == 2
     assert "HTTP 500 " in caplog.text and "retrying in 1.0 s" in caplog.text
     assert TOKEN not in caplog.text + out
+
+
+def test_a_500_whose_body_echoes_the_token_is_logged_and_reported_without_it(
+    engines: FakeEngines, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    echo = Answer(500, f"internal error for token={TOKEN}".encode())
+    engines.script("/urls", echo)
+    caplog.set_level(logging.DEBUG)
+    run(submitter(engines), pages(1), tmp_path / "state.json")
+    assert "token=***" in caplog.text and TOKEN not in caplog.text
+    engines.script("/urls", *[echo] * 5)
+    with pytest.raises(EngineUnavailableError) as raised:
+        run(submitter(engines), pages(2), tmp_path / "state.json")
+    assert TOKEN not in "".join(traceback.format_exception(raised.value)) + caplog.text
 
 
 def test_a_timeout_is_retried_like_a_500(engines: FakeEngines, tmp_path: Path) -> None:

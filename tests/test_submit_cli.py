@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fake_engines import FakeEngines
+from fake_engines import BAIDU_TOKEN as TOKEN
+from fake_engines import FakeEngines, engines_fixture  # noqa: F401 (the `engines` fixture)
 from submit_sites import SITE, pages, write_index, write_repo, write_urlset
 
 from seo.errors import EngineRefusedError, SubmitError
@@ -15,15 +15,6 @@ from seo.submit.base import Backoff
 from seo.submit.cli import load_mkdocs_config, register, seo_plugin_options, submit
 from seo.submit.indexnow import ensure_key, write_key_file
 from seo.submit.transport import UrllibTransport
-
-TOKEN = "BdTok-cli-5e6f7a8b"
-
-
-@pytest.fixture
-def engines() -> Iterator[FakeEngines]:
-    with FakeEngines() as server:
-        server.baidu_token = TOKEN
-        yield server
 
 
 @pytest.fixture
@@ -57,6 +48,7 @@ def test_the_config_is_read_despite_mkdocs_python_tags(repo: Path) -> None:
 def test_a_baidu_dry_run_prints_exactly_the_request_a_real_run_sends_and_sends_nothing(
     engines: FakeEngines, repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+
     blog_submit(repo, "baidu", "--endpoint", f"{engines.url}/urls")
     dry = capsys.readouterr().out
     assert engines.requests == []

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import io
 import json
 import sys
 import traceback
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fake_engines import FakeEngines
-from submit_sites import SITE, pages, write_robots
+from fake_engines import FakeEngines, engines_fixture  # noqa: F401 (the `engines` fixture)
+from submit_sites import SITE, backoff, pages, run, write_robots
 
 from seo.errors import EngineRefusedError, SubmitError
-from seo.submit.base import Backoff, RunReport, make_plan, run_submission
 from seo.submit.google import GoogleSubmitter
 from seo.submit.sitemaps import SitemapEntry
 from seo.submit.state import SubmitState
@@ -25,12 +22,6 @@ rsa = pytest.importorskip("cryptography.hazmat.primitives.asymmetric.rsa")
 serialization = pytest.importorskip("cryptography.hazmat.primitives.serialization")
 
 SITEMAP_URL = f"{SITE}sitemap.xml"
-
-
-@pytest.fixture
-def engines() -> Iterator[FakeEngines]:
-    with FakeEngines() as server:
-        yield server
 
 
 @pytest.fixture
@@ -75,19 +66,8 @@ def submitter(engines: FakeEngines, site_dir: Path, credentials: Path | None) ->
         credentials=credentials,
         transport=UrllibTransport(timeout_s=5),
         endpoint=engines.url,
-        backoff=Backoff(sleep=lambda s: None),
+        backoff=backoff(),
     )
-
-
-def run(
-    sub: GoogleSubmitter, entries: list[SitemapEntry], state: Path, *, send: bool = True
-) -> tuple[RunReport, str]:
-    loaded = SubmitState.load(state)
-    out = io.StringIO()
-    report = run_submission(
-        sub, make_plan("google", entries, loaded.accepted("google")), loaded, send=send, out=out
-    )
-    return report, out.getvalue()
 
 
 def test_the_sitemap_is_submitted_with_a_service_account_token_and_its_urls_recorded(

@@ -2,26 +2,17 @@
 
 from __future__ import annotations
 
-import io
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fake_engines import Answer, FakeEngines
-from submit_sites import SITE, pages
+from fake_engines import Answer, FakeEngines, engines_fixture  # noqa: F401 (the `engines` fixture)
+from submit_sites import SITE, backoff, pages, run
 
 from seo.errors import EngineRefusedError, EngineUnavailableError, SubmitError
-from seo.submit.base import Backoff, RunReport, make_plan, run_submission
 from seo.submit.indexnow import KEY_PATTERN, IndexNowSubmitter, ensure_key, read_key, write_key_file
 from seo.submit.sitemaps import SitemapEntry
 from seo.submit.state import SubmitState
 from seo.submit.transport import UrllibTransport
-
-
-@pytest.fixture
-def engines() -> Iterator[FakeEngines]:
-    with FakeEngines() as server:
-        yield server
 
 
 @pytest.fixture
@@ -37,26 +28,16 @@ def site_dir(tmp_path: Path, engines: FakeEngines) -> Path:
 def submitter(
     engines: FakeEngines, site_dir: Path, *, sleeps: list[float] | None = None, batch_size: int = 10_000
 ) -> IndexNowSubmitter:
+
     return IndexNowSubmitter(
         site=SITE,
         key=read_key(site_dir.parent / "indexnow.key"),
         site_dir=site_dir,
         transport=UrllibTransport(timeout_s=5),
         endpoint=f"{engines.url}/indexnow",
-        backoff=Backoff(sleep=(sleeps if sleeps is not None else []).append),
+        backoff=backoff(sleeps),
         batch_size=batch_size,
     )
-
-
-def run(
-    sub: IndexNowSubmitter, entries: list[SitemapEntry], state: Path, *, send: bool = True
-) -> tuple[RunReport, str]:
-    loaded = SubmitState.load(state)
-    out = io.StringIO()
-    report = run_submission(
-        sub, make_plan("indexnow", entries, loaded.accepted("indexnow")), loaded, send=send, out=out
-    )
-    return report, out.getvalue()
 
 
 def test_the_key_is_made_once_in_the_protocols_format_and_then_reused(tmp_path: Path) -> None:

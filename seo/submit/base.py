@@ -13,12 +13,13 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import ClassVar, TextIO
 
-from seo.errors import EngineUnavailableError, EngineUnreachableError
+from seo.errors import EngineUnavailableError, EngineUnreachableError, SubmitError
 from seo.submit.sitemaps import SitemapEntry
 from seo.submit.state import SubmitState
-from seo.submit.transport import HttpRequest, HttpResponse, Transport
+from seo.submit.transport import HttpRequest, HttpResponse, Transport, scrub, secrets_of
 
 log = logging.getLogger("seo.submit")
 
@@ -56,6 +57,14 @@ def make_plan(
     return Plan(engine, len(entries), len(entries) - len(fresh), kept, len(fresh) - len(kept))
 
 
+def read_built_file(path: Path, missing: str) -> str:
+    """The text of a file the build should have published; `missing` says how to fix its absence."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        raise SubmitError(f"{path}: {missing}") from None
+
+
 @dataclass(frozen=True)
 class Backoff:
     """Bounded exponential backoff; `sleep` is injectable so tests do not wait."""
@@ -89,7 +98,9 @@ def exchange(
         else:
             if response.status not in retry_statuses:
                 return response
-            failure = f"{request.method} {request.shown_url}: HTTP {response.status} {response.text[:200]}"
+            # An engine may echo what it was sent, secrets included: the log line must not repeat them.
+            body = scrub(response.text[:200], secrets_of(request.url, request.headers))
+            failure = f"{request.method} {request.shown_url}: HTTP {response.status} {body}"
             retry_after = response.retry_after_s()
         if attempt == backoff.attempts:
             raise EngineUnavailableError(

@@ -18,14 +18,16 @@ from urllib.parse import urlsplit
 import yaml
 
 from seo.errors import EngineUnavailableError, SubmitError
+from seo.submit.baidu import BaiduSubmitter
 from seo.submit.base import Backoff, Submitter, make_plan, run_submission
+from seo.submit.google import GoogleSubmitter
+from seo.submit.indexnow import KEY_FILE, IndexNowSubmitter, ensure_key
 from seo.submit.sitemaps import read_sitemap
 from seo.submit.state import SubmitState
 from seo.submit.transport import DEFAULT_TIMEOUT_S, Transport, UrllibTransport
 
 ENGINES = ("baidu", "indexnow", "google")
 DEFAULT_STATE = Path(".blog/submit-state.json")
-DEFAULT_KEY_FILE = "indexnow.key"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -59,8 +61,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--key-file",
         type=Path,
-        help="indexnow: the key file (default: the seo plugin's "
-        f"seo_indexnow_key_file, else {DEFAULT_KEY_FILE})",
+        help=f"indexnow: the key file (default: the seo plugin's seo_indexnow_key_file, else {KEY_FILE})",
     )
     parser.add_argument(
         "--credentials",
@@ -142,17 +143,13 @@ def _submitter(
 ) -> Submitter:
     endpoint = {"endpoint": args.endpoint} if args.endpoint else {}
     if args.engine == "baidu":
-        from seo.submit.baidu import BaiduSubmitter
-
         token = baidu_token(args.token_file, repo=args.config.parent, environ=environ)
         if args.yes and not token:
             raise SubmitError("baidu: no push token: set BAIDU_PUSH_TOKEN or pass --token-file PATH")
         return BaiduSubmitter(site=site, token=token, transport=transport, backoff=backoff, **endpoint)
     if args.engine == "indexnow":
-        from seo.submit.indexnow import IndexNowSubmitter, ensure_key
-
         key_file = args.key_file or args.config.parent / str(
-            seo_plugin_options(config).get("seo_indexnow_key_file") or DEFAULT_KEY_FILE
+            seo_plugin_options(config).get("seo_indexnow_key_file") or KEY_FILE
         )
         made = not key_file.exists()
         key = ensure_key(key_file)
@@ -164,8 +161,6 @@ def _submitter(
         return IndexNowSubmitter(
             site=site, key=key, site_dir=root, transport=transport, backoff=backoff, **endpoint
         )
-    from seo.submit.google import GoogleSubmitter
-
     relative = (
         sitemap.resolve().relative_to(root.resolve()).as_posix()
         if sitemap.resolve().is_relative_to(root.resolve())

@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import quote
 
 from seo.errors import EngineRefusedError, EngineUnavailableError, EngineUnreachableError, SubmitError
-from seo.submit.base import Backoff, BatchOutcome, Submitter, exchange
+from seo.submit.base import Backoff, BatchOutcome, Submitter, exchange, read_built_file
 from seo.submit.sitemaps import SitemapEntry
 from seo.submit.transport import HttpRequest, HttpResponse, Transport, scrub
 
@@ -35,13 +35,11 @@ _REFUSALS = {
 
 def check_robots(robots_path: Path, sitemap_url: str) -> None:
     """Fail unless the built robots.txt has a `Sitemap:` line naming `sitemap_url`."""
-    try:
-        lines = robots_path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
-        raise SubmitError(
-            f"{robots_path}: no robots.txt in the built site; it should say 'Sitemap: {sitemap_url}' "
-            "so that crawlers find the sitemap"
-        ) from None
+    lines = read_built_file(
+        robots_path,
+        f"no robots.txt in the built site; it should say 'Sitemap: {sitemap_url}' so that crawlers find "
+        "the sitemap",
+    ).splitlines()
     named = [
         value.strip()
         for name, sep, value in (line.split("#", 1)[0].partition(":") for line in lines)

@@ -17,11 +17,12 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from seo.errors import EngineRefusedError, SubmitError
-from seo.submit.base import Backoff, BatchOutcome, Submitter, exchange
+from seo.submit.base import Backoff, BatchOutcome, Submitter, exchange, read_built_file
 from seo.submit.sitemaps import SitemapEntry
 from seo.submit.transport import HttpRequest, Transport
 
 INDEXNOW_ENDPOINT = "https://api.indexnow.org/indexnow"
+KEY_FILE = "indexnow.key"  # where the key is kept by default, beside mkdocs.yml
 MAX_URLS = 10_000
 KEY_PATTERN = re.compile(r"[A-Za-z0-9-]{8,128}")
 _RETRY = frozenset({429, 500, 502, 503, 504})
@@ -110,13 +111,11 @@ class IndexNowSubmitter(Submitter):
     def preflight(self, pending: Sequence[SitemapEntry]) -> None:
         """The built site publishes this key, and every URL is on the host (else the engine says 422)."""
         published = self.site_dir / f"{self.key}.txt"
-        try:
-            text = published.read_text(encoding="utf-8").strip()
-        except (OSError, UnicodeDecodeError):
-            raise SubmitError(
-                f"{published}: the built site does not publish the IndexNow key; build the site with the "
-                "seo plugin (it writes <key>.txt) and deploy it before submitting"
-            ) from None
+        text = read_built_file(
+            published,
+            "the built site does not publish the IndexNow key; build the site with the seo plugin "
+            "(it writes <key>.txt) and deploy it before submitting",
+        ).strip()
         if text != self.key:
             raise SubmitError(f"{published}: holds {text[:40]!r}, not the key {self.key!r}; rebuild the site")
         foreign = [entry.loc for entry in pending if urlsplit(entry.loc).hostname != self.host]

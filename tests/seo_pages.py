@@ -1,0 +1,201 @@
+"""The audit's deliberately broken pages: one clean post and, per rule, the edit that breaks it.
+
+`tests/fixtures/seo/post.html` is a clean post (the audit finds nothing in it). Each row of `BROKEN`
+names a rule and the smallest edit of that post that should make the audit report it, so a test
+reads "this defect yields this rule id". `write_site` lays the pages out as a built site, one folder
+per rule, with the robots.txt and sitemap.xml the site-wide rules read.
+
+To look at them with the real command:
+
+    python tests/seo_pages.py /tmp/broken-site && blog seo audit /tmp/broken-site
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from string import Template
+
+POST = Template((Path(__file__).parent / "fixtures" / "seo" / "post.html").read_text(encoding="utf-8"))
+FILE = "torch-compile-fullgraph.html"
+SITE = "https://example.org/"
+
+# Pieces of post.html the edits below change. `$name` makes titles and descriptions unique per page.
+TITLE = "torch.compile 图断裂：$name"
+DESCRIPTION = "用 torch.compile 的 fullgraph=True 找出图断裂，看清 Dynamo 在哪里退回 Python，以及整图编译带来的速度差异（$name）。"  # noqa: E501
+H1 = "<h1>torch.compile 的 fullgraph 模式与图断裂</h1>\n"
+OUTBOUND = '<a href="https://pytorch.org/docs/stable/torch.compiler.html">PyTorch 官方的编译器文档</a>'
+INTERNAL = '<a href="../index.html">整图编译入门</a>'
+PADDING = (
+    "<p>性能分析的第一步永远是测量：先固定输入形状和批量大小，预热几轮，再重复多次取中位数，同时记录波动范围。"
+    "只有当测量足够稳定时，优化前后的差异才有意义，否则我们看到的可能只是噪声，而不是真正的改进。"
+    "在共享的机器上，其他进程也会干扰结果，所以最好在空闲的时候运行，并且同步设备之后再读取时间。</p>\n"
+)
+
+Edit = Callable[[str], str]
+
+
+def replace(old: str, new: str) -> Edit:
+    """Replace every occurrence of `old` (which must occur): a title also stands in og:title and JSON-LD."""
+
+    def edit(html: str) -> str:
+        assert old in html, f"post.html has no {old!r}"
+        return html.replace(old, new)
+
+    return edit
+
+
+def drop(old: str) -> Edit:
+    return replace(old, "")
+
+
+def cut(start: str, end: str) -> Edit:
+    """Remove everything from `start` up to, not including, `end`."""
+
+    def edit(html: str) -> str:
+        head, _, rest = html.partition(start)
+        assert rest and end in rest, f"post.html has no {start!r} … {end!r}"
+        return head + end + rest.split(end, 1)[1]
+
+    return edit
+
+
+def in_head(tag: str) -> Edit:
+    return replace("</head>", f"{tag}\n</head>")
+
+
+def in_article(html: str) -> Edit:
+    return replace("</article>", f"{html}\n</article>")
+
+
+@dataclass(frozen=True)
+class Broken:
+    """A page in folder `rule` that breaks `rule`; `also` are findings the breakage implies."""
+
+    rule: str
+    edits: tuple[Edit, ...] = ()
+    also: frozenset[str] = frozenset()
+    file: str = FILE
+    name: str = ""  # fills $name (default: the rule), which keeps titles and descriptions unique
+
+    @property
+    def path(self) -> str:
+        return f"{self.rule}/{self.file}"
+
+    def html(self) -> str:
+        template = POST.template
+        for edit in self.edits:
+            template = edit(template)
+        return Template(template).substitute(name=self.name or self.rule, path=self.path)
+
+
+def breaks(rule: str, *edits: Edit, also: tuple[str, ...] = (), file: str = FILE, name: str = "") -> Broken:
+    return Broken(rule, edits, frozenset(also), file, name)
+
+
+SAME_TITLE = replace(TITLE, "torch.compile 与图断裂")
+SAME_DESCRIPTION = replace(DESCRIPTION, "torch.compile 的 fullgraph 把图断裂变成错误，本文逐一修复并测速。")
+SECOND = "torch-compile-fullgraph-2.html"
+LONG_TITLE = "torch.compile 的 fullgraph 模式与图断裂：一次编译整个模型、找出每一处退回 Python 的地方"
+STUFFED = "torch.compile, 图断裂, fullgraph, PyTorch, 编译, 加速, 教程"
+GENERIC_LINK = '<p>想了解 Inductor 的细节，<a href="https://pytorch.org/">点击这里</a>。</p>'
+EMPTY_LINKS = '<p><a href="">空链接</a> <a href="javascript:void(0)">脚本链接</a></p>'
+BAD_JSONLD = '<script type="application/ld+json">{"@type": "BlogPosting",}</script>'  # trailing comma
+CANONICAL = '<link rel="canonical" href="https://example.org/$path">\n'
+
+BROKEN = (
+    breaks("clean"),
+    breaks("title-missing", drop(f"<title>{TITLE}</title>\n"), also=("keyword-missing-title",)),
+    breaks("title-too-long", replace(TITLE, LONG_TITLE)),
+    breaks("title-duplicate", SAME_TITLE),
+    breaks("title-duplicate", SAME_TITLE, file=SECOND, name="title-duplicate-2"),
+    breaks(
+        "description-missing",
+        drop(f'<meta name="description" content="{DESCRIPTION}">\n'),
+        also=("keyword-missing-description",),
+    ),
+    breaks("description-too-short", replace(DESCRIPTION, "torch.compile 简介")),
+    breaks("description-too-long", replace("，以及整图编译", "并逐一修复，" * 6 + "以及整图编译")),
+    breaks("description-duplicate", SAME_DESCRIPTION),
+    breaks("description-duplicate", SAME_DESCRIPTION, file=SECOND, name="description-duplicate-2"),
+    breaks("keyword-density-low", in_article(PADDING * 12)),
+    breaks("keyword-density-high", in_article("<p>" + "torch.compile 很快，" * 25 + "</p>")),
+    breaks("keyword-missing-title", replace(TITLE, "fullgraph 模式与图断裂：看清所有退回 Python 的地方")),
+    breaks("keyword-missing-description", replace("用 torch.compile 的 fullgraph", "打开 fullgraph")),
+    breaks("keyword-missing-intro", replace("<p>本文用 torch.compile 编译", "<p>本文编译")),
+    breaks("keyword-missing-h2", replace("<h2>为什么 torch.compile 会出现", "<h2>为什么会出现")),
+    breaks("keyword-missing-slug", file="fullgraph-notes.html"),
+    breaks("keyword-missing-alt", replace('alt="使用 torch.compile 前后', 'alt="编译前后')),
+    breaks("keywords-meta-stuffed", replace("torch.compile, 图断裂, fullgraph", STUFFED)),
+    breaks("canonical-missing", drop(CANONICAL)),
+    breaks("canonical-not-absolute", replace('canonical" href="https://example.org/', 'canonical" href="/')),
+    breaks("lang-missing", replace('<html lang="zh-CN">', "<html>")),
+    breaks("h1-missing", drop(H1)),
+    breaks("h1-multiple", in_article(H1)),
+    breaks("image-alt-missing", in_article('<p><img src="../other.png"></p>')),
+    breaks("link-text-generic", in_article(GENERIC_LINK)),
+    breaks("link-empty-href", in_article(EMPTY_LINKS)),
+    breaks("internal-links-none", drop(f"，以及本站的 {INTERNAL}")),
+    breaks("outbound-links-none", replace(f"参考 {OUTBOUND}，以及", "以及")),
+    breaks("content-too-thin", cut("<p>每一次截断", "<p>参考 ")),
+    breaks("noindex-in-sitemap", in_head('<meta name="robots" content="noindex, follow">')),
+    breaks("jsonld-invalid", in_head(BAD_JSONLD)),
+    breaks("og-missing", drop('<meta property="og:url" content="https://example.org/$path">\n')),
+    breaks("robots-blocks-crawler"),  # ROBOTS_TXT disallows it for Baiduspider
+    breaks(
+        "robots-blocks-crawler",
+        in_head('<meta name="baiduspider" content="noindex">'),
+        file="torch-compile-fullgraph-meta.html",
+        name="robots-blocks-crawler-meta",
+    ),
+)
+
+ROBOTS_TXT = f"""User-agent: *
+Allow: /
+
+User-agent: Baiduspider
+Disallow: /robots-blocks-crawler/{FILE}
+
+Sitemap: {SITE}sitemap.xml
+"""
+
+
+def at(path: str) -> Broken:
+    """The broken page written at `path`, relative to the site."""
+    (page,) = (b for b in BROKEN if b.path == path)
+    return page
+
+
+def expected(path: str) -> set[str]:
+    """The rule ids the audit must report for the page at `path` (relative to the site), and no more."""
+    page = at(path)
+    return set() if page.rule == "clean" else {page.rule, *page.also}
+
+
+def page(rule: str) -> str:
+    """The HTML of the (first) page that breaks `rule`; `page("clean")` is the clean post."""
+    return next(b for b in BROKEN if b.rule == rule).html()
+
+
+def write_site(root: Path) -> Path:
+    """Write every broken page under `root`, with a robots.txt and a sitemap.xml listing every page."""
+    for broken in BROKEN:
+        target = root / broken.path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(broken.html(), encoding="utf-8")
+    (root / "robots.txt").write_text(ROBOTS_TXT, encoding="utf-8")
+    urls = "".join(f"<url><loc>{SITE}{b.path}</loc></url>\n" for b in BROKEN)
+    (root / "sitemap.xml").write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n{urls}</urlset>\n',
+        encoding="utf-8",
+    )
+    return root
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: python tests/seo_pages.py OUT_DIR")
+    print(write_site(Path(sys.argv[1])))
