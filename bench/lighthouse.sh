@@ -5,6 +5,7 @@
 # into $LH_DIR once. Exit 1 when any page scores below 100.
 set -euo pipefail
 SITE_DIR=${1:-site}
+SITE_DIR=${SITE_DIR%/}  # "site/" and "site" alike
 LH_DIR=${LH_DIR:-$HOME/.cache/blog-lighthouse}
 CHROME_PATH=${CHROME_PATH:-/usr/bin/chromium}
 export CHROME_PATH

@@ -95,10 +95,20 @@ def _text(element: etree._Element) -> str:
     return " ".join(element.text_content().split())
 
 
+def _decoded(html: bytes) -> str | bytes:
+    """UTF-8 text when the bytes are UTF-8 (lxml would guess Latin-1 for a page without a charset);
+    otherwise the bytes, for lxml to decode by the page's own declaration."""
+    try:
+        text = html.decode("utf-8")
+    except UnicodeDecodeError:
+        return html
+    return html if text.lstrip().startswith("<?xml") else text  # lxml refuses str with a declaration
+
+
 def read_page(html: bytes, page: str) -> PageFacts:
     """Extract what the rules need from one page's HTML; `page` is its path relative to the site."""
     try:
-        doc = lxml.html.document_fromstring(html)
+        doc = lxml.html.document_fromstring(_decoded(html))
     except (etree.ParserError, ValueError) as exc:
         raise AuditError(f"{page}: cannot parse HTML: {exc}") from exc
     facts = PageFacts(page=page, lang=(doc.get("lang") or "").strip() or None)
@@ -123,7 +133,7 @@ def read_page(html: bytes, page: str) -> PageFacts:
     facts.h1 = [_text(h) for h in _H1(doc)]
     facts.images = [(img.get("src", ""), img.get("alt")) for img in _IMAGES(doc)]
     facts.anchors = [(a.get("href"), _text(a)) for a in _ANCHORS(doc)]
-    root = next(found[0] for xp in _CONTENT_ROOTS if (found := xp(doc)))
+    root = next((found[0] for xp in _CONTENT_ROOTS if (found := xp(doc))), doc)  # bodiless: the page
     for element in _NOT_TEXT(root):
         if element.getparent() is not None:
             element.drop_tree()

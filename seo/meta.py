@@ -12,11 +12,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from html import escape
 
+# The rest of a tag after its first attribute: quoted values may hold ">" (the theme does not escape it).
+_ATTRS = r"""(?:\s+[^\s=>/]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'>]+))?)*\s*/?>"""
 # Tags of the theme that ours replace; matched only inside <head>.
 _REPLACED = re.compile(
     r"""\s*(?:<title\b[^>]*>.*?</title>"""
-    r"""|<meta\s+name=["']?(?:description|keywords|robots)["']?[^>]*>"""
-    r"""|<link\s+rel=["']?canonical["']?[^>]*>)""",
+    r"""|<meta\s+name=["']?(?:description|keywords|robots)["']?""" + _ATTRS +
+    r"""|<link\s+rel=["']?canonical["']?""" + _ATTRS + ")",
     re.IGNORECASE | re.DOTALL,
 )
 _HEAD = re.compile(r"<head\b[^>]*>(.*?)</head>", re.IGNORECASE | re.DOTALL)
@@ -126,9 +128,14 @@ def inject(html: str, meta: PageMeta) -> str:
     inner = _REPLACED.sub("", head.group(1))
     inner = inner.rstrip() + "\n" + render_head(meta) + "\n"
     html = html[: head.start(1)] + inner + html[head.end(1) :]
+    return set_lang(html, meta.lang)
 
-    def set_lang(match: re.Match) -> str:
+
+def set_lang(html: str, lang: str) -> str:
+    """Give `<html>` this `lang` (the theme writes `zh`; Baidu and Lighthouse read `zh-CN` better)."""
+
+    def replace(match: re.Match) -> str:
         attrs = _LANG_ATTR.sub("", match.group(1))
-        return f'<html lang="{escape(meta.lang)}"{attrs}>'
+        return f'<html lang="{escape(lang)}"{attrs}>'
 
-    return _HTML_LANG.sub(set_lang, html, count=1)
+    return _HTML_LANG.sub(replace, html, count=1)

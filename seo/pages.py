@@ -97,6 +97,19 @@ def _first_image(html: str) -> str | None:
     return found[0] if found else None
 
 
+def _image_url(front_matter: object, in_content: str | None, site: Site, canonical: str) -> str | None:
+    """The page's image as an absolute URL.
+
+    An image in the content is relative to the page; `image` in front matter and `seo_default_image`
+    are relative to the site root (docs_dir), wherever the page lives.
+    """
+    if front_matter:
+        return urljoin(site.url, str(front_matter).lstrip("/"))
+    if in_content:
+        return urljoin(canonical, in_content)
+    return urljoin(site.url, site.default_image.lstrip("/")) if site.default_image else None
+
+
 def _page_title(page, site: Site) -> tuple[str, str]:
     """(headline, <title>): `Post title - Site name`, or no site name where engines would cut the pair."""
     own = str(page.meta.get("title") or page.title or "").strip()
@@ -157,7 +170,7 @@ def describe(page, site: Site) -> SitePage:
         )
     elif src_path is not None:
         modified = updated or lastmod.git_lastmod([src_path], site.repo)
-    image = meta.get("image") or _first_image(page.content or "") or site.default_image
+    image = _image_url(meta.get("image"), _first_image(page.content or ""), site, canonical)
     lang = str(meta.get("lang") or (site.lang if text.is_chinese(title + description) else "en"))
     head = PageMeta(
         title=title,
@@ -168,7 +181,7 @@ def describe(page, site: Site) -> SitePage:
         site_name=site.name,
         og_type="article" if is_post else "website",
         keywords=_keywords(meta.get("keywords"), source),
-        image=urljoin(canonical, image) if image else None,
+        image=image,
         author=str(meta.get("author") or site.author),
         published=published,
         modified=modified,

@@ -72,7 +72,8 @@ class SeoPlugin(BasePlugin[SeoConfig]):
 
     def on_post_template(self, output_content, template_name, config):
         if template_name == "404.html":  # an error page is never worth indexing
-            return output_content.replace("</head>", '<meta name="robots" content="noindex">\n</head>', 1)
+            page = meta.set_lang(output_content, self.site.lang)
+            return page.replace("</head>", '<meta name="robots" content="noindex">\n</head>', 1)
         return output_content
 
     def on_post_build(self, config):

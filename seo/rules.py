@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from urllib.parse import urlsplit
 
+from generator.scaffold import PLACEHOLDER
 from seo import text
 from seo.slug import slugify
 
@@ -292,8 +293,18 @@ def check_length(p: PageFacts) -> Iterator[Finding]:
         yield _f(p, "content-too-thin", WARNING, f"{p.words} words outside code (< {CONTENT_MIN_WORDS})")
 
 
+def check_placeholders(p: PageFacts) -> Iterator[Finding]:
+    """What `blog new` writes for the author to fill in must never be published."""
+    fields = {"title": [p.title or ""], "description": [p.description or ""], "keywords": p.keywords or []}
+    for name, values in fields.items():
+        if any(PLACEHOLDER in value for value in values):
+            message = f"the {name} still holds the placeholder {PLACEHOLDER!r}"
+            yield _f(p, "placeholder-unfilled", ERROR, message)
+
+
 ALWAYS: tuple[Rule, ...] = (check_title, check_lang, check_images, check_anchors, check_jsonld)
 INDEXABLE: tuple[Rule, ...] = (
+    check_placeholders,
     check_description,
     check_canonical,
     check_headings,

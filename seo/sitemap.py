@@ -28,7 +28,7 @@ from seo.errors import SitemapError
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 MAX_URLS = 50_000
-MAX_BYTES = 10 * 1024 * 1024 - 1  # "under 10 MB"
+MAX_BYTES = 10_000_000 - 1  # Baidu's "under 10 MB", read as decimal megabytes to be safe
 MAX_LOC_BYTES = 256  # Baidu; the URL as sent, i.e. percent-encoded
 _URL_SAFE = ":/?#[]@!$&'()*+,;=%~"  # left as they are when measuring: already-encoded URLs stay the same
 

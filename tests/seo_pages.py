@@ -143,6 +143,7 @@ BROKEN = (
     breaks("noindex-in-sitemap", in_head('<meta name="robots" content="noindex, follow">')),
     breaks("jsonld-invalid", in_head(BAD_JSONLD)),
     breaks("og-missing", drop('<meta property="og:url" content="https://example.org/$path">\n')),
+    breaks("placeholder-unfilled", replace("（$name）。", "（$name）待填写。")),
     breaks("robots-blocks-crawler"),  # ROBOTS_TXT disallows it for Baiduspider
     breaks(
         "robots-blocks-crawler",

@@ -145,3 +145,21 @@ def test_the_slug_check_spells_the_keyphrase_as_the_slug_module_does(slug, found
     facts = PageFacts(page="p.html", canonical=f"https://example.org/posts/{slug}/", keywords=["重编译"])
     rules = {finding.rule for finding in check_keywords(facts)}
     assert ("keyword-missing-slug" in rules) is found
+
+
+def test_a_utf8_page_without_a_charset_declaration_is_read_as_utf8():
+    from seo.audit import read_page
+
+    html = (
+        '<html lang="zh-CN"><head><meta name="keywords" content="整图编译"><title>整图编译</title></head>'
+        "<body><h1>整图编译</h1></body></html>"
+    )
+    facts = read_page(html.encode("utf-8"), "zh/index.html")
+    assert facts.keywords == ["整图编译"]
+    assert facts.title == "整图编译"
+
+
+def test_a_page_without_a_body_is_audited_not_a_crash(tmp_path):
+    (tmp_path / "bare.html").write_text("<html><head><title>x</title></head></html>", encoding="utf-8")
+    report = audit_site(tmp_path)
+    assert {"lang-missing", "description-missing"} <= {f.rule for f in report.findings}

@@ -77,6 +77,17 @@ def test_theme_tags_are_replaced_not_duplicated():
     assert doc.get("class") == "no-js"
 
 
+def test_theme_tags_whose_unescaped_values_hold_angle_brackets_are_removed_whole():
+    hostile = 'content="eager -> compiled <script>x</script>"'
+    theme = THEME_PAGE.replace('content="theme description"', hostile)
+    page = inject(theme, _meta())
+    head = page[page.index("<head>") : page.index("</head>")]
+    assert "compiled" not in head  # no stray text left of the theme's tag
+    doc = lxml.html.document_fromstring(page)
+    assert len(doc.xpath("//head/title")) == 1
+    assert len(doc.xpath("//head/meta[@name='description']")) == 1
+
+
 def test_baidu_no_transform_and_no_siteapp_always_present():
     doc = lxml.html.document_fromstring(inject(THEME_PAGE, _meta(og_type="website")))
     assert set(doc.xpath("//meta[@http-equiv='Cache-Control']/@content")) == {"no-transform", "no-siteapp"}

@@ -74,3 +74,15 @@ def test_long_generated_description_is_cut_to_what_engines_show(tmp_path):
     assert head.description.endswith("…")
     assert pages.text.display_width(head.description) <= pages.DESCRIPTION_MAX_WIDTH
     assert record.post_urls[0] == "https://blog.example.com/p0/"
+
+
+def test_front_matter_and_default_images_are_relative_to_the_site_root_not_the_page(tmp_path):
+    post = {"date": "2024-05-02", "description": "描述", "image": "img/cover.png"}
+    assert pages.describe(_page(tmp_path, post), SITE).head.image == "https://blog.example.com/img/cover.png"
+
+    site = pages.Site(**{**vars(SITE), "default_image": "img/default.png"})
+    plain = {"date": "2024-05-02", "description": "描述"}
+    assert pages.describe(_page(tmp_path, plain), site).head.image == "https://blog.example.com/img/default.png"
+
+    in_content = _page(tmp_path, plain, content='<p><img src="chart.svg" alt="图"></p>')
+    assert pages.describe(in_content, site).head.image == "https://blog.example.com/post/chart.svg"
