@@ -110,6 +110,8 @@ class Build:
         path = self.project_dir / report_path if report_path else site_dir / "_snippets" / "report.json"
         self.report.write(path)
         log.info("%s; report: %s", self.report.summary(), self._display(path))
+        if self.engine.mode == "off":  # a draft preview: never a site to publish (--strict fails)
+            log.warning("snippets: exec_mode is off, so this site shows code without outputs or values")
         return path
 
     def _display(self, path: Path) -> str:

@@ -26,6 +26,17 @@ from generator.runner import RunResult
 from generator.snippet import Snippet, display_path
 
 
+def _seconds(text: str) -> float:
+    """A timeout: a positive number of seconds (argparse turns the error into exit 2)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"a timeout must be positive, not {text}")
+    return value
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the snippet commands to `blog`."""
     run = sub.add_parser("run", help="execute snippets and store their results")
@@ -35,8 +46,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                      help="where to run: auto (a GPU when there is one), cpu or cuda")
     run.add_argument("--mode", choices=resolve.MODES, default=None,
                      help=f"auto (default), frozen, force or off; default from ${resolve.MODE_ENV}")
-    run.add_argument("--timeout-cell", type=float, default=600, metavar="S", help="per-cell timeout (600 s)")
-    run.add_argument("--timeout-snippet", type=float, default=1800, metavar="S",
+    run.add_argument("--timeout-cell", type=_seconds, default=600, metavar="S",
+                     help="per-cell timeout (600 s)")
+    run.add_argument("--timeout-snippet", type=_seconds, default=1800, metavar="S",
                      help="per-snippet timeout (1800 s); a snippet header's blog: {timeout: N} overrides")
     _locations(run)
     run.set_defaults(handler=cmd_run)

@@ -270,6 +270,10 @@ class _Embeds:
         return _block(body, footer(res))
 
     def _one_output(self, res: Resolved, out: dict[str, Any], cell: str) -> str:
+        if out["type"] == "stream" and out.get("name") == "stderr":  # library warnings: kept, folded
+            text = html.escape(out["text"].rstrip("\n"))
+            return (f'<details class="snippet-stderr"><summary>stderr</summary>'
+                    f"<pre><code>{text}</code></pre></details>")
         if out["type"] == "stream":
             return _fence(out["text"].rstrip("\n"), "text")
         if out["type"] == "error":

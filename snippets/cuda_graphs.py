@@ -38,12 +38,21 @@ def forward(x):
 
 
 # %% name="run"
+import contextlib  # noqa: E402
+import io  # noqa: E402
+
 from torch._dynamo.utils import counters  # noqa: E402
 
 torch._dynamo.reset()
 counters.clear()
 reduce_overhead = torch.compile(forward, mode="reduce-overhead", fullgraph=True)
-out = reduce_overhead(*inputs[0]).clone()
+
+# TORCH_LOGS=perf_hints, written into a buffer: torch's log handlers take the stderr of when they are set.
+with contextlib.redirect_stderr(io.StringIO()) as said:
+    torch._logging.set_logs(perf_hints=True)
+    out = reduce_overhead(*inputs[0]).clone()
+torch._logging.set_logs()
+perf_hints = [line for line in said.getvalue().splitlines() if "cudagraph" in line.lower()]
 torch.testing.assert_close(out, forward(*inputs[0]))
 skips = counters["inductor"]["cudagraph_skips"]
 glue("cudagraph_skips", skips)
@@ -69,6 +78,7 @@ if DEVICE == "cuda":
 else:
     # Observed on CPU: reduce-overhead compiles and runs correctly, CUDA graphs are skipped silently.
     assert skips == 1, skips
+    assert not perf_hints, perf_hints  # ... and silently: nothing tells the user CUDA graphs were skipped
     status = "CPU 上不适用：CUDA Graphs 需要 CUDA 设备"
     glue("status", status)
     glue("speedup.default", None)

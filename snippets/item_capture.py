@@ -70,6 +70,10 @@ with torch._dynamo.config.patch(capture_scalar_outputs=True):
 print(seen)
 assert (seen["graphs"], seen["breaks"]) == (1, 0), seen
 rows.append({"code": ".item()", "mode": "capture_scalar_outputs=True", **seen})
+with torch._dynamo.config.patch(capture_scalar_outputs=True):
+    captured_list = graphs_and_breaks(int_list, short)
+assert (captured_list["graphs"], captured_list["breaks"]) == (1, 0), captured_list
+rows.append({"code": ".tolist() (int)", "mode": "capture_scalar_outputs=True", **captured_list})
 glue("capture.graphs", seen["graphs"])
 glue("capture.breaks", seen["breaks"])
 

@@ -169,3 +169,10 @@ def test_a_cpu_build_shows_a_fresh_gpu_result_and_never_overwrites_it(site: Path
         assert gpu_file.read_bytes() == before
     finally:
         gpu_file.unlink()
+
+
+def test_an_off_mode_build_is_a_draft_preview_that_strict_refuses_to_publish(site: Path) -> None:
+    preview = build(site, mode="off")
+    assert preview.returncode == 0, preview.stderr
+    assert "exec_mode is off" in preview.stderr
+    assert build(site, "--strict", mode="off").returncode == 1

@@ -130,10 +130,16 @@ def prose_text(article: lxml_html.HtmlElement) -> str:
     return article.text_content()
 
 
+#: A number typed by hand: digits (full-width too), or a Chinese numeral that states a ratio (四成, 两倍).
+HAND_TYPED = re.compile(
+    r"\d+|[零一二两三四五六七八九十百千万]+\s*(?:倍|成|个百分点|[%％])|百分之[零一二两三四五六七八九十百]+"
+)
+
+
 def hand_typed_numbers(text: str) -> list[str]:
     for pattern in ALLOWED:
         text = pattern.sub(" ", text)
-    return [text[max(0, m.start() - 30) : m.end() + 30].replace("\n", " ") for m in re.finditer(r"\d+", text)]
+    return [text[max(0, m.start() - 30) : m.end() + 30].replace("\n", " ") for m in HAND_TYPED.finditer(text)]
 
 
 def stored_values(stem: str) -> list[tuple[object, str]]:
@@ -176,6 +182,15 @@ def test_the_digit_check_would_catch_a_typed_number() -> None:
     )
     found = hand_typed_numbers(prose_text(page))
     assert len(found) == 1 and "30%" in found[0]
+
+
+@pytest.mark.parametrize("typed", ["能提速四成", "快了两倍", "省下百分之三十", "延迟降低３０％"])
+def test_the_check_also_catches_numbers_written_in_chinese_or_full_width(typed: str) -> None:
+    assert hand_typed_numbers(f"编译之后{typed}，而且只用了一张图、两种写法。") != []
+
+
+def test_ordinary_counting_words_are_not_numbers() -> None:
+    assert hand_typed_numbers("编译之后只有一张图，两种写法的结果一致。") == []
 
 
 def test_every_inline_value_is_a_stored_value(article: lxml_html.HtmlElement, markdown: str) -> None:
