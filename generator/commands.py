@@ -89,7 +89,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     mode = "force" if args.force else (args.mode or resolve.mode("auto"))
     engine = _engine(args, mode)
     snippets = [engine.snippet(name) for name in (args.snippets or engine.stems())]
-    console = Console(stderr=True, width=None if sys.stderr.isatty() or os.environ.get("COLUMNS") else 160)
+    console = _console(stderr=True)
     if mode in ("frozen", "off"):
         for s in snippets:
             console.print(f"[dim]skip[/] {s.stem} (mode {mode}; --force to re-run)")
@@ -194,9 +194,10 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0 if shown.state == "fresh" else 1
 
 
-def _console() -> Console:
-    """Stdout; wide when it is not a terminal, so tables in logs and pipes do not wrap."""
-    return Console(width=None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 160)
+def _console(stderr: bool = False) -> Console:
+    """Stdout (or stderr); wide when it is not a terminal, so tables in logs and pipes do not wrap."""
+    stream = sys.stderr if stderr else sys.stdout
+    return Console(stderr=stderr, width=None if stream.isatty() or os.environ.get("COLUMNS") else 160)
 
 
 def _plain(out: dict[str, Any]) -> str:

@@ -67,11 +67,6 @@ class SnippetPreview:
         self._stopped.set()
         self._queue.put(None)
 
-    @property
-    def running(self) -> str | None:
-        """The snippet running now, if any."""
-        return self._running
-
     def busy(self, stem: str) -> bool:
         """Whether ``stem`` is queued or running: a build in the meantime shows its old result."""
         return stem == self._running or stem in self._pending

@@ -115,7 +115,6 @@ def run(snippet: Snippet, options: RunOptions, progress: Progress | None = None)
                 current = None
                 provenance = _kernel_provenance(client)
             except CellTimeoutError:
-                _end_tree(km)
                 if current is None:
                     return fail(f"{snippet.where}: collecting provenance timed out after every cell ran; "
                                 f"the kernel and its child processes were ended")
@@ -126,11 +125,10 @@ def run(snippet: Snippet, options: RunOptions, progress: Progress | None = None)
                             f"ended")
             except DeadKernelError:
                 status = _exit_status(km)
-                _end_tree(km)
                 where = f"{snippet.where}:{current.line}" if current else snippet.where
                 doing = f"while running cell {current.label}" if current else "while collecting provenance"
                 return fail(f"{where}: the kernel died ({status}) {doing}")
-            finally:
+            finally:  # every way out, a failure's message included, ends the kernel's process tree
                 _end_tree(km)
     except (RuntimeError, TimeoutError, OSError) as exc:
         return fail(f"{snippet.where}: could not run a Jupyter kernel: {exc}")

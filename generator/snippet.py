@@ -11,6 +11,7 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -154,8 +155,8 @@ def _parse(path: Path, root: Path, text: str) -> Snippet:
                                    f"(first used on line {seen[cell.name]})")
             seen[cell.name] = line
         cells.append(cell)
-    snippet = Snippet(path=path, root=root, cells=tuple(cells), options=options)
-    return Snippet(path=path, root=root, cells=snippet.cells, options=options, modules=local_modules(snippet),
+    modules = local_modules((c for c in cells if c.kind == "code"), root)
+    return Snippet(path=path, root=root, cells=tuple(cells), options=options, modules=modules,
                    file_hash=_sha256(text.encode("utf-8")))
 
 
@@ -276,26 +277,26 @@ def _cell_lines(text: str, count: int) -> list[int]:
     if count > len(markers):
         first = next((i + 1 for i in range(start, len(lines)) if lines[i].strip()), start + 1)
         markers = [first] * (count - len(markers)) + markers
-    return markers[:count] if len(markers) >= count else markers + [len(lines)] * (count - len(markers))
+    return markers[:count]
 
 
-def local_modules(snippet: Snippet) -> dict[str, str]:
-    """Hashes of the project's own modules that the code imports, followed transitively.
+def local_modules(code_cells: Iterable[Cell], root: Path) -> dict[str, str]:
+    """Hashes of the project's own modules that ``code_cells`` import, followed transitively.
 
     Imports resolve against the snippets dir and the project around it (its parent), so a helper in
     snippets/ and the project's harness (generator/bench.py) both belong to the key: a result measured
     with an older harness is stale. Paths are relative to the snippets dir.
     """
     found: dict[str, str] = {}
-    pending: list[tuple[str, Path | None]] = [(python_source(c.source), None) for c in snippet.code_cells]
+    pending: list[tuple[str, Path | None]] = [(python_source(c.source), None) for c in code_cells]
     while pending:
         source, origin = pending.pop()
         try:
             tree = ast.parse(source)
         except SyntaxError:
             continue  # a broken helper module fails at run time, with its own traceback
-        for module_path in _imports(tree, snippet.root, origin):
-            rel = Path(os.path.relpath(module_path, snippet.root)).as_posix()
+        for module_path in _imports(tree, root, origin):
+            rel = Path(os.path.relpath(module_path, root)).as_posix()
             if rel in found:
                 continue
             data = module_path.read_bytes()

@@ -24,6 +24,11 @@ from seo.rules import CRAWLERS, ERROR, INFO, WARNING, Finding, PageFacts, page_f
 
 PENALTY = {ERROR: 25, WARNING: 8, INFO: 2}  # points off 100 per finding; a page scores at least 0
 
+
+def score(findings: Iterable[Finding]) -> int:
+    """A page's score: 100 less each finding's penalty, never below 0 (the audit's and the panel's)."""
+    return max(0, 100 - sum(PENALTY[f.severity] for f in findings))
+
 _CONTENT_ROOTS = (
     etree.XPath(
         "//div[contains(@class, 'md-content') and contains(concat(' ', @class, ' '), ' md-content ')]"
@@ -64,7 +69,7 @@ class PageResult:
 
     @property
     def score(self) -> int:
-        return max(0, 100 - sum(PENALTY[f.severity] for f in self.findings))
+        return score(self.findings)
 
 
 @dataclass

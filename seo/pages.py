@@ -16,6 +16,7 @@ from urllib.parse import urljoin
 
 import lxml.html
 from lxml import etree
+from mkdocs.structure.pages import Page
 
 from seo import lastmod, text
 from seo.errors import ConfigError
@@ -77,21 +78,21 @@ def _shorten(value: str, max_width: int) -> str:
     return "".join(out).rstrip("，、,;； ") + "…"
 
 
-def _plain(html: str) -> str:
+def _plain(content: str) -> str:
     """Visible text of rendered page content, code and headings dropped."""
-    if not html.strip():
+    if not content.strip():
         return ""
-    root = lxml.html.fragment_fromstring(html, create_parent="div")
+    root = lxml.html.fragment_fromstring(content, create_parent="div")
     for element in root.xpath(".//pre | .//code | .//h1 | .//script | .//style | .//*[@class='headerlink']"):
         element.drop_tree()
     return " ".join(root.text_content().split())
 
 
-def _first_image(html: str) -> str | None:
-    if "<img" not in html:
+def _first_image(content: str) -> str | None:
+    if "<img" not in content:
         return None
     try:
-        found = lxml.html.fragment_fromstring(html, create_parent="div").xpath(".//img/@src")
+        found = lxml.html.fragment_fromstring(content, create_parent="div").xpath(".//img/@src")
     except etree.ParserError:
         return None
     return found[0] if found else None
@@ -110,7 +111,7 @@ def _image_url(front_matter: object, in_content: str | None, site: Site, canonic
     return urljoin(site.url, site.default_image.lstrip("/")) if site.default_image else None
 
 
-def _page_title(page, site: Site) -> tuple[str, str]:
+def _page_title(page: Page, site: Site) -> tuple[str, str]:
     """(headline, <title>): `Post title - Site name`, or no site name where engines would cut the pair."""
     own = str(page.meta.get("title") or page.title or "").strip()
     own = html.unescape(re.sub(r"<[^>]+>", "", own))  # MkDocs titles from headings are HTML
@@ -125,12 +126,12 @@ def _page_title(page, site: Site) -> tuple[str, str]:
     return own, (full if text.display_width(full) <= TITLE_MAX_WIDTH else own)
 
 
-def _page_number(page) -> int | None:
+def _page_number(page: Page) -> int | None:
     match = _PAGINATED.search(page.url or "")
     return int(match.group(1)) if match else None
 
 
-def _description(page, site: Site, is_post: bool) -> str:
+def _description(page: Page, site: Site, is_post: bool) -> str:
     given = str(page.meta.get("description") or "").strip()
     source = page.file.src_uri
     if is_post and not given:
@@ -150,7 +151,7 @@ def _description(page, site: Site, is_post: bool) -> str:
     return _shorten(generated, DESCRIPTION_MAX_WIDTH - text.display_width(suffix)) + suffix
 
 
-def describe(page, site: Site) -> SitePage:
+def describe(page: Page, site: Site) -> SitePage:
     """The head of `page` and the posts it lists, from front matter, the rendered content and git."""
     meta = page.meta
     source = page.file.src_uri

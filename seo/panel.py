@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from html import escape
 
 from seo import rules, text
-from seo.audit import PENALTY, read_page
+from seo.audit import read_page, score
 from seo.rules import ERROR, INFO, WARNING, Finding, PageFacts
 
 GOOD = "good"
@@ -66,7 +66,7 @@ class Panel:
 
     @property
     def score(self) -> int:
-        return max(0, 100 - sum(PENALTY[f.severity] for f in self.findings))
+        return score(self.findings)
 
     @property
     def state(self) -> str:

@@ -6,8 +6,10 @@ import logging
 from datetime import datetime
 from pathlib import Path
 
+from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
+from mkdocs.structure.pages import Page
 
 from seo import audit, feed, meta, pages, panel, robots, sitemap
 from seo.config import SeoConfig
@@ -23,10 +25,10 @@ class SeoPlugin(BasePlugin[SeoConfig]):
 
     serving = False  # until on_startup says the command is `serve`
 
-    def on_startup(self, *, command, dirty):
+    def on_startup(self, *, command: str, dirty: bool) -> None:
         self.serving = command == "serve"  # only `serve` shows the draft banner and the SEO panel
 
-    def on_config(self, config):
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         if not config.site_url:
             raise PluginError("seo: set site_url in mkdocs.yml; canonical URLs and sitemaps need it")
         url = config.site_url if config.site_url.endswith("/") else config.site_url + "/"
@@ -54,10 +56,10 @@ class SeoPlugin(BasePlugin[SeoConfig]):
         )
         return config
 
-    def on_pre_build(self, config):
+    def on_pre_build(self, config: MkDocsConfig) -> None:
         self.records: list[pages.SitePage] = []
 
-    def on_post_page(self, output, page, config):
+    def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
         try:
             record = pages.describe(page, self.site)
         except SeoError as exc:
@@ -70,13 +72,13 @@ class SeoPlugin(BasePlugin[SeoConfig]):
             )
         return output
 
-    def on_post_template(self, output_content, template_name, config):
+    def on_post_template(self, output_content: str, template_name: str, config: MkDocsConfig) -> str:
         if template_name == "404.html":  # an error page is never worth indexing
             page = meta.set_lang(output_content, self.site.lang)
             return page.replace("</head>", '<meta name="robots" content="noindex">\n</head>', 1)
         return output_content
 
-    def on_post_build(self, config):
+    def on_post_build(self, config: MkDocsConfig) -> None:
         site_dir = Path(config.site_dir)
         try:
             if self.config.seo_sitemap:

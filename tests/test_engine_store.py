@@ -200,3 +200,12 @@ def test_blog_status_shows_a_malformed_snippet_with_its_line_beside_the_others_a
 def test_unknown_snippet_is_bad_input(project: Path) -> None:
     with pytest.raises(GeneratorError, match="no snippet 'nope'"):
         blog("run", "nope")
+
+
+def test_atomic_writes_get_the_mode_an_ordinary_write_would(tmp_path: Path) -> None:
+    """Not mkstemp's 0600: a key file or report written into the site must stay readable once deployed."""
+    from generator.store import atomic_write
+
+    atomic_write(tmp_path / "key.txt", b"k")
+    (tmp_path / "plain.txt").write_bytes(b"k")
+    assert (tmp_path / "key.txt").stat().st_mode == (tmp_path / "plain.txt").stat().st_mode

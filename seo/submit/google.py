@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from seo import robots
 from seo.errors import EngineRefusedError, EngineUnavailableError, EngineUnreachableError, SubmitError
 from seo.submit.base import Backoff, BatchOutcome, Submitter, exchange, read_built_file
 from seo.submit.sitemaps import SitemapEntry
@@ -35,16 +36,12 @@ _REFUSALS = {
 
 def check_robots(robots_path: Path, sitemap_url: str) -> None:
     """Fail unless the built robots.txt has a `Sitemap:` line naming `sitemap_url`."""
-    lines = read_built_file(
+    text = read_built_file(
         robots_path,
         f"no robots.txt in the built site; it should say 'Sitemap: {sitemap_url}' so that crawlers find "
         "the sitemap",
-    ).splitlines()
-    named = [
-        value.strip()
-        for name, sep, value in (line.split("#", 1)[0].partition(":") for line in lines)
-        if sep and name.strip().lower() == "sitemap"
-    ]
+    )
+    named = robots.parse(text).sitemaps
     if sitemap_url not in named:
         listed = ", ".join(named) or "none"
         raise SubmitError(

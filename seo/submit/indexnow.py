@@ -8,14 +8,13 @@ submits URLs controls the host.
 from __future__ import annotations
 
 import json
-import os
 import re
 import secrets
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from generator.store import atomic_write
 from seo.errors import EngineRefusedError, SubmitError
 from seo.submit.base import Backoff, BatchOutcome, Submitter, exchange, read_built_file
 from seo.submit.sitemaps import SitemapEntry
@@ -52,7 +51,10 @@ def ensure_key(key_path: Path) -> str:
     if key_path.exists():
         return read_key(key_path)
     key = secrets.token_hex(16)
-    _write_atomically(key_path, key + "\n")
+    try:
+        atomic_write(key_path, f"{key}\n".encode())
+    except OSError as exc:
+        raise SubmitError(f"{key_path}: cannot write the new IndexNow key: {exc}") from exc
     return key
 
 
@@ -66,20 +68,8 @@ def write_key_file(site_dir: Path, key_path: Path) -> Path | None:
         return None
     key = read_key(key_path)
     target = site_dir / f"{key}.txt"
-    _write_atomically(target, key)
+    atomic_write(target, key.encode())
     return target
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 class IndexNowSubmitter(Submitter):

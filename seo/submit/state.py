@@ -8,12 +8,11 @@ torn one, and never records a URL that was not accepted.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
+from generator.store import atomic_write
 from seo.errors import SubmitStateError
 from seo.submit.sitemaps import SitemapEntry
 
@@ -61,18 +60,6 @@ class SubmitState:
         """Replace the file atomically with the current state."""
         text = json.dumps({"version": VERSION, "engines": self._engines}, ensure_ascii=False, indent=1)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
+            atomic_write(self.path, f"{text}\n".encode())
         except OSError as exc:
             raise SubmitStateError(f"{self.path}: cannot write the submission state: {exc}") from exc
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text + "\n")
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, self.path)
-        except BaseException as exc:
-            Path(tmp).unlink(missing_ok=True)
-            if isinstance(exc, OSError):
-                raise SubmitStateError(f"{self.path}: cannot write the submission state: {exc}") from exc
-            raise
