@@ -30,6 +30,7 @@ from generator.target import DEVICE_ENV
 
 PROVENANCE_MIME = "application/vnd.blog.provenance+json"
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+_CELL_FILE = re.compile(r"""[^\s"']*ipykernel_\d+/\d+\.py""")  # IPython's file for one cell of one run
 _IMAGES = {"image/png": "png", "image/jpeg": "jpg", "image/svg+xml": "svg", "image/gif": "gif"}
 _TEXTS = ("text/markdown", "text/html", "text/plain")
 _KERNEL_NAME = "blog-python"
@@ -83,6 +84,7 @@ def run(snippet: Snippet, options: RunOptions, progress: Progress | None = None)
     images: dict[str, bytes] = {}
     provenance: dict[str, Any] | None = None
     current: Cell | None = None
+    clean = scrubber(snippet.root.parent)
 
     def fail(message: str, tb: str | None = None) -> RunResult:
         return RunResult(snippet, options.device_class, ok=False, duration_s=time.perf_counter() - started,
@@ -100,7 +102,7 @@ def run(snippet: Snippet, options: RunOptions, progress: Progress | None = None)
                     t0 = time.perf_counter()
                     client.execute_cell(nb_cell, done - 1)
                     wall = time.perf_counter() - t0
-                    outputs, error = _outputs(nb_cell.outputs, cell, records, images)
+                    outputs, error = _outputs(nb_cell.outputs, cell, records, images, clean)
                     if error and not cell.raises:
                         return fail(f"{snippet.where}:{cell.line}: cell {cell.label} raised "
                                     f"{error['ename']}: {error['evalue']}", error["traceback"])
@@ -201,15 +203,15 @@ def _remaining(cell_limit: float | None, deadline: float | None) -> float | None
     return cell_limit if left is None else min(cell_limit, left)
 
 
-def _outputs(raw: list[Any], cell: Cell, records: dict[str, dict[str, Any]],
-             images: dict[str, bytes]) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+def _outputs(raw: list[Any], cell: Cell, records: dict[str, dict[str, Any]], images: dict[str, bytes],
+             clean: Callable[[str], str]) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
     """Normalise a cell's nbformat outputs; pull out records and images; return the error, if any."""
     outputs: list[dict[str, Any]] = []
     error = None
     for out in raw:
         kind = out.get("output_type")
         if kind == "stream":
-            text = strip_ansi(out.get("text", ""))
+            text = clean(out.get("text", ""))
             if outputs and outputs[-1]["type"] == "stream" and outputs[-1]["name"] == out["name"]:
                 outputs[-1]["text"] += text
             else:
@@ -232,13 +234,13 @@ def _outputs(raw: list[Any], cell: Cell, records: dict[str, dict[str, Any]],
                     break
             for mime in _TEXTS:
                 if mime in data:
-                    display[mime] = strip_ansi(_text(data[mime]))
+                    display[mime] = clean(_text(data[mime]))
             if display:
                 outputs.append({"type": "display", "data": display})
         elif kind == "error":
             error = {"type": "error", "ename": out.get("ename", ""),
-                     "evalue": strip_ansi(out.get("evalue", "")),
-                     "traceback": strip_ansi("\n".join(out.get("traceback", [])))}
+                     "evalue": clean(out.get("evalue", "")),
+                     "traceback": clean("\n".join(out.get("traceback", [])))}
             outputs.append(error)
     return outputs, error
 
@@ -253,9 +255,31 @@ def _text(value: Any) -> str:
     return "".join(value) if isinstance(value, list) else str(value)
 
 
-def strip_ansi(text: str) -> str:
-    """Drop terminal colour codes (IPython colours tracebacks): they are noise in a post and a diff."""
-    return _ANSI.sub("", text)
+def scrubber(project: Path) -> Callable[[str], str]:
+    """What every captured text goes through before it is stored, and so published.
+
+    Terminal colour codes (IPython colours tracebacks) are noise in a post and a diff; this machine's
+    paths (the project, site-packages, the home folder, IPython's per-run cell files) say nothing to a
+    reader, change on every run and reveal the author's machine.
+    """
+    import sysconfig
+
+    libraries = {sysconfig.get_paths()[key] for key in ("purelib", "platlib")}
+    libraries |= {p for p in sys.path if p.endswith(("site-packages", "dist-packages"))}
+    prefixes = {lib + os.sep: "site-packages/" for lib in libraries}
+    prefixes[str(project) + os.sep] = ""
+    home = os.path.expanduser("~")
+    if len(home) > 1:
+        prefixes[home + os.sep] = "~/"
+    ordered = sorted(prefixes.items(), key=lambda pair: -len(pair[0]))  # the most specific first
+
+    def clean(text: str) -> str:
+        text = _CELL_FILE.sub("<cell>", _ANSI.sub("", text))
+        for prefix, short in ordered:
+            text = text.replace(prefix, short)
+        return text
+
+    return clean
 
 
 _PROVENANCE_CODE = """

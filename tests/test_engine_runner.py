@@ -148,3 +148,27 @@ def test_a_cuda_run_whose_kernel_sees_no_gpu_fails_instead_of_filing_cpu_numbers
     outcome = run_text(tmp_path, '# %% name="a"\nprint(1)\n', cuda)
     assert not outcome.ok and outcome.result is None
     assert "s.py: the kernel's torch sees no CUDA device" in outcome.error
+
+
+def test_stored_outputs_never_show_this_machines_paths(tmp_path: Path) -> None:
+    snippets_dir = tmp_path / "project" / "snippets"
+    snippets_dir.mkdir(parents=True)
+    outcome = run_text(snippets_dir, '''# %% name="paths" raises=true
+import os, jinja2
+print(os.getcwd(), jinja2.__file__, os.path.expanduser("~/notes.txt"))
+raise ValueError(os.getcwd())
+''')
+    assert outcome.ok, outcome.error
+    stream, error = outcome.result["cells"][0]["outputs"]
+    assert stream["text"].split() == ["snippets", "site-packages/jinja2/__init__.py", "~/notes.txt"]
+    assert str(tmp_path) not in error["traceback"] and "ipykernel_" not in error["traceback"]
+
+
+def test_the_scrubber_shortens_library_project_home_and_cell_paths(tmp_path: Path) -> None:
+    import sysconfig
+
+    clean = runner.scrubber(tmp_path)
+    library = sysconfig.get_paths()["purelib"]
+    said = (f'File "{library}/torch/x.py", line 3\n'
+            f'  File "/tmp/ipykernel_71/3830.py", line 2\n{tmp_path}/snippets/a.py')
+    assert clean(said) == 'File "site-packages/torch/x.py", line 3\n  File "<cell>", line 2\nsnippets/a.py'
