@@ -30,6 +30,7 @@ from generator.target import DEVICE_ENV
 
 PROVENANCE_MIME = "application/vnd.blog.provenance+json"
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+_CELL_LINE = re.compile(r"Cell In\[\d+\], line (\d+)")
 _CELL_FILE = re.compile(r"""[^\s"']*ipykernel_\d+/\d+\.py""")  # IPython's file for one cell of one run
 _IMAGES = {"image/png": "png", "image/jpeg": "jpg", "image/svg+xml": "svg", "image/gif": "gif"}
 _TEXTS = ("text/markdown", "text/html", "text/plain")
@@ -104,7 +105,8 @@ def run(snippet: Snippet, options: RunOptions, progress: Progress | None = None)
                     wall = time.perf_counter() - t0
                     outputs, error = _outputs(nb_cell.outputs, cell, records, images, clean)
                     if error and not cell.raises:
-                        return fail(f"{snippet.where}:{cell.line}: cell {cell.label} raised "
+                        return fail(f"{snippet.where}:{_raised_at(cell, error['traceback'])}: "
+                                    f"cell {cell.label} raised "
                                     f"{error['ename']}: {error['evalue']}", error["traceback"])
                     if cell.raises and not error:
                         return fail(f"{snippet.where}:{cell.line}: cell {cell.label} is marked raises=true "
@@ -201,6 +203,12 @@ def _remaining(cell_limit: float | None, deadline: float | None) -> float | None
     if cell_limit is None:
         return left
     return cell_limit if left is None else min(cell_limit, left)
+
+
+def _raised_at(cell: Cell, traceback: str) -> int:
+    """The snippet line that raised: IPython numbers a cell's lines from 1, just below its marker line."""
+    found = _CELL_LINE.search(traceback)  # the outermost frame in the cell: the line the cell ran
+    return cell.line + int(found.group(1)) if found else cell.line
 
 
 def _outputs(raw: list[Any], cell: Cell, records: dict[str, dict[str, Any]], images: dict[str, bytes],

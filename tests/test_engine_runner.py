@@ -78,9 +78,9 @@ def test_expected_raise_is_captured_not_a_failure(tmp_path: Path) -> None:
 
 
 def test_unexpected_raise_fails_naming_file_line_and_cell(tmp_path: Path) -> None:
-    outcome = run_text(tmp_path, '# %% name="ok"\nx = 1\n\n# %% name="bad"\n1 / 0\n')
+    outcome = run_text(tmp_path, '# %% name="ok"\nx = 1\n\n# %% name="bad"\ny = 2\n\n1 / 0\n')
     assert not outcome.ok and outcome.result is None
-    assert outcome.error.endswith("s.py:4: cell 'bad' raised ZeroDivisionError: division by zero")
+    assert outcome.error.endswith("s.py:7: cell 'bad' raised ZeroDivisionError: division by zero")
     assert "ZeroDivisionError" in outcome.traceback
 
 

@@ -87,7 +87,7 @@ def test_blog_run_reports_a_failure_keeps_the_old_result_and_exits_1(project: Pa
     (project / "snippets" / "s.py").write_text(SNIPPET.replace('print("hi")', "1/0"))
     assert blog("run", "--device", "cpu") == 1
     err = capsys.readouterr().err
-    assert "s.py:4: cell 'main' raised ZeroDivisionError" in err
+    assert "s.py:7: cell 'main' raised ZeroDivisionError" in err
     assert f"the previous result snippets/_results/s/{CPU}.json was kept" in err
 
 
