@@ -271,9 +271,7 @@ class _Embeds:
 
     def _one_output(self, res: Resolved, out: dict[str, Any], cell: str) -> str:
         if out["type"] == "stream" and out.get("name") == "stderr":  # library warnings: kept, folded
-            text = html.escape(out["text"].rstrip("\n"))
-            return (f'<details class="snippet-stderr"><summary>stderr</summary>'
-                    f"<pre><code>{text}</code></pre></details>")
+            return _folded("snippet-stderr", "stderr", out["text"].rstrip("\n"))
         if out["type"] == "stream":
             return _fence(out["text"].rstrip("\n"), "text")
         if out["type"] == "error":
@@ -412,9 +410,13 @@ def _block(body: str, foot: str) -> str:
 def _error(out: dict[str, Any]) -> str:
     """The exception and its message up front; the frames (mostly library internals) folded away."""
     summary = _fence(f"{out['ename']}: {out['evalue']}".rstrip(), "text")
-    frames = html.escape(out["traceback"])
-    return (f'{summary}\n\n<details class="snippet-traceback"><summary>完整 traceback</summary>'
-            f"<pre><code>{frames}</code></pre></details>")
+    return f'{summary}\n\n{_folded("snippet-traceback", "完整 traceback", out["traceback"])}'
+
+
+def _folded(css_class: str, label: str, text: str) -> str:
+    """Text kept on the page but closed by default (raw HTML: it needs no Markdown extension)."""
+    return (f'<details class="{css_class}"><summary>{html.escape(label)}</summary>'
+            f"<pre><code>{html.escape(text)}</code></pre></details>")
 
 
 def _fence(text: str, lang: str) -> str:
