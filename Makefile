@@ -33,6 +33,7 @@ browser:
 
 test: $(STAMP) browser
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 	$(BIN)/pytest -q
 
 clean:

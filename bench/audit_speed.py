@@ -20,8 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from seo.audit import audit_site
-from seo.text import default_segmenter
+from perfblog.seo.audit import audit_site
+from perfblog.seo.text import default_segmenter
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "tests" / "fixtures" / "seo" / "site"

@@ -53,7 +53,7 @@ SNIPPET = '''# %% [markdown]
 # Benchmark snippet {i}.
 
 # %% name="work"
-from generator import glue, table
+from perfblog.generator import glue, table
 total = sum(k * k for k in range({n}))
 print("total", total)
 
@@ -106,8 +106,8 @@ def generate(root: Path, posts: int) -> None:
 
 def prerender(root: Path) -> None:
     """Write plain/ posts: the Markdown the plugin would hand to MkDocs, computed once, outside timing."""
-    from generator.build import Build
-    from generator.engine import Engine, Settings
+    from perfblog.generator.build import Build
+    from perfblog.generator.engine import Engine, Settings
 
     snippets = root / "snippets"
     build = Build(Engine(Settings(snippets, snippets / "_results", mode="frozen")), root)
@@ -142,7 +142,7 @@ def main() -> int:
     root = Path(tempfile.mkdtemp(prefix="blog-build-speed-"))
     try:
         generate(root, args.posts)
-        done = subprocess.run([sys.executable, "-m", "generator.cli", "run", "--device", "cpu"], cwd=root,
+        done = subprocess.run([sys.executable, "-m", "perfblog.core.cli", "run", "--device", "cpu"], cwd=root,
                               capture_output=True, text=True)
         if done.returncode != 0:
             raise SystemExit(f"blog run failed:\n{done.stderr}")

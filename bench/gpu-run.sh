@@ -6,9 +6,9 @@
 # Steps, each logged, timed and bounded (budgets in seconds; override by the variables named):
 #   install  the wheels into /tmp/site (the device README's pip line); PYTHONPATH=/tmp/site:$PWD
 #   check    nvidia-smi, torch.cuda, the carried imports: a failure here stops the run
-#   run      `python3 -m generator.cli run --device cuda` on every snippet    GPU_RUN_BUDGET_RUN=400
+#   run      `python3 -m perfblog.core.cli run --device cuda` on every snippet    GPU_RUN_BUDGET_RUN=400
 #   pack     snippets/_results/*/cuda-*.json and their -files/ into $OUT/gpu-results.tar.gz
-#   status   `python3 -m generator.cli status`
+#   status   `python3 -m perfblog.core.cli status`
 #   tests    pytest tests/test_compile_claims.py tests/test_bench_harness.py   GPU_RUN_BUDGET_TESTS=90
 #            (CPU-safe claims under torch 2.11: the version-compatibility check)
 #   harness  bench/harness_accuracy.py: harness vs triton.testing.do_bench      GPU_RUN_BUDGET_HARNESS=120
@@ -175,7 +175,7 @@ for dist in carried:
         if not req.specifier.contains(have, prereleases=True):
             print(f"  WARNING {dist.metadata['Name']} needs {req}, found {have}")
 import jupytext, nbclient, ipykernel, zmq  # noqa: E401,F401  after the warnings that explain a failure
-from generator import cli
+from perfblog.generator import cli
 
 cli.build_parser()  # `blog` starts: every subcommand's module imports
 if device == "cuda":
@@ -188,10 +188,10 @@ EOF
 
 for name in $STEPS; do
   case $name in
-    run) step run "${GPU_RUN_BUDGET_RUN:-400}" "$PY" -m generator.cli run --device "$DEVICE" \
+    run) step run "${GPU_RUN_BUDGET_RUN:-400}" "$PY" -m perfblog.core.cli run --device "$DEVICE" \
            --snippets-dir "$SNIPPETS" "$@" ;;
     pack) step pack 60 pack ;;
-    status) step status 60 "$PY" -m generator.cli status --snippets-dir "$SNIPPETS" ;;
+    status) step status 60 "$PY" -m perfblog.core.cli status --snippets-dir "$SNIPPETS" ;;
     tests) step tests "${GPU_RUN_BUDGET_TESTS:-90}" "$PY" -m pytest -q -p no:cacheprovider \
              tests/test_compile_claims.py tests/test_bench_harness.py ;;
     harness) step harness "${GPU_RUN_BUDGET_HARNESS:-120}" "$PY" bench/harness_accuracy.py ;;

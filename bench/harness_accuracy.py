@@ -1,4 +1,5 @@
-"""Is generator.bench accurate? Time the same operations with the harness and with the reference tool.
+"""Is the harness (perfblog.generator.bench) accurate? Time the same operations with it and with the
+reference tool.
 
 CPU: the reference is torch.utils.benchmark.Timer.blocked_autorange with the same thread count.
 CUDA (when a GPU is present): the reference is triton.testing.do_bench (median mode).
@@ -21,7 +22,7 @@ from typing import Any
 import torch
 from torch.utils.benchmark import Timer
 
-from generator import bench
+from perfblog.generator import bench
 
 TOLERANCE = 0.05
 

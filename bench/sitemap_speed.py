@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from seo import sitemap
+from perfblog.seo import sitemap
 
 BASE = "https://blog.example.com/"
 EPOCH = datetime(2024, 1, 1, tzinfo=UTC)

@@ -10,7 +10,7 @@ from typing import Any
 
 import torch
 
-from generator.bench import first_line
+from perfblog.generator.bench import first_line
 
 
 def compile_error(fn: Callable[..., Any], *args: Any, **compile_options: Any) -> Exception:

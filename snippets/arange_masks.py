@@ -19,8 +19,8 @@
 import torch
 from _common import pin_cpu_threads
 
-from generator import glue, target_device
-from generator.bench import compare, count_compiles
+from perfblog.generator import glue, target_device
+from perfblog.generator.bench import compare, count_compiles
 
 DEVICE = target_device()
 pin_cpu_threads(DEVICE)  # one thread on CPU: see _common.py

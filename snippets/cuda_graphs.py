@@ -18,8 +18,8 @@
 import torch
 from torch import nn
 
-from generator import glue, table, target_device
-from generator.bench import compare
+from perfblog.generator import glue, table, target_device
+from perfblog.generator.bench import compare
 
 DEVICE = target_device()
 torch.manual_seed(0)

@@ -16,8 +16,8 @@
 import torch
 import torch.nn.functional as F
 
-from generator import chart, glue, table, target_device
-from generator.bench import count_compiles
+from perfblog.generator import chart, glue, table, target_device
+from perfblog.generator.bench import count_compiles
 
 DEVICE = target_device()
 SIZES = [2, 3, 5, 7, 11]

@@ -20,7 +20,7 @@ import time
 
 import torch
 
-from generator import chart, glue, table, target_device
+from perfblog.generator import chart, glue, table, target_device
 
 DEVICE = target_device()
 N = 100_000

@@ -17,8 +17,8 @@ import numpy as np
 import torch
 from _common import compile_error, describe
 
-from generator import glue, table
-from generator.bench import count_compiles, first_line
+from perfblog.generator import glue, table
+from perfblog.generator.bench import count_compiles, first_line
 
 torch.manual_seed(0)
 x = torch.randn(8)

@@ -17,7 +17,7 @@
 import torch
 from _common import compile_error, describe
 
-from generator import glue, table
+from perfblog.generator import glue, table
 
 torch.manual_seed(0)
 x = torch.randn(8)

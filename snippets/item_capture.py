@@ -18,8 +18,8 @@ import torch
 import torch.nn.functional as F
 from _common import compile_error, describe, pin_cpu_threads
 
-from generator import glue, table, target_device
-from generator.bench import compare, count_compiles, first_line
+from perfblog.generator import glue, table, target_device
+from perfblog.generator.bench import compare, count_compiles, first_line
 
 DEVICE = target_device()
 pin_cpu_threads(DEVICE)  # one thread on CPU: see _common.py

@@ -31,8 +31,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from generator import chart, glue, table, target_device
-from generator.bench import Stats, read_compile_stats, readable, reset_compile_stats
+from perfblog.generator import chart, glue, table, target_device
+from perfblog.generator.bench import Stats, read_compile_stats, readable, reset_compile_stats
 
 DEVICE = target_device()
 ON_GPU = DEVICE == "cuda"

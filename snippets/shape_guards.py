@@ -16,8 +16,8 @@
 # %% name="setup"
 import torch
 
-from generator import glue, table, target_device
-from generator.bench import count_compiles, first_line
+from perfblog.generator import glue, table, target_device
+from perfblog.generator.bench import count_compiles, first_line
 
 DEVICE = target_device()
 SIZES = [8, 32, 4, 64, 12]

@@ -19,7 +19,7 @@
 # %% name="setup"
 import os
 
-from generator import glue, table, target_device
+from perfblog.generator import glue, table, target_device
 
 DEVICE = target_device()
 ON_GPU = DEVICE == "cuda"

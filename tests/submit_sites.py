@@ -13,9 +13,9 @@ from datetime import date, timedelta
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-from seo.submit.base import Backoff, RunReport, Submitter, make_plan, run_submission
-from seo.submit.sitemaps import SitemapEntry
-from seo.submit.state import SubmitState
+from perfblog.seo.submit.base import Backoff, RunReport, Submitter, make_plan, run_submission
+from perfblog.seo.submit.sitemaps import SitemapEntry
+from perfblog.seo.submit.state import SubmitState
 
 SITE = "https://blog.example.com/"
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from generator import bench
+from perfblog.generator import bench
 
 pytestmark = pytest.mark.torch
 
@@ -208,7 +208,7 @@ def test_a_candidate_that_computes_something_else_fails_the_comparison():
 
 
 def _record(monkeypatch: pytest.MonkeyPatch, comparison: bench.Comparison) -> dict[str, dict]:
-    from generator import record
+    from perfblog.generator import record
 
     emitted: list[dict] = []
     monkeypatch.setattr(record, "_emit", emitted.append)
@@ -278,6 +278,6 @@ def test_readable_numbers_have_three_significant_digits_and_no_exponent(value: f
 
 
 def test_importing_the_generator_and_its_harness_does_not_import_torch():
-    code = "import sys, generator, generator.bench; print('torch' in sys.modules)"
+    code = "import sys, perfblog.generator, perfblog.generator.bench; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from generator.bench import count_compiles, first_line
+from perfblog.generator.bench import count_compiles, first_line
 
 torch = pytest.importorskip("torch")
 F = torch.nn.functional

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from generator.cli import main
-from generator.config import SnippetsConfig
+from perfblog.core.cli import main
+from perfblog.generator.config import SnippetsConfig
 
 
 @pytest.mark.parametrize("written, mode", [(False, "off"), ("off", "off"), ("frozen", "frozen")])

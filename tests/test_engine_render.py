@@ -8,8 +8,8 @@ from typing import Any
 import markdown as md
 import pytest
 
-from generator import charts, render, resolve, snippet
-from generator.errors import EmbedError, SnippetError
+from perfblog.generator import charts, render, resolve, snippet
+from perfblog.generator.errors import EmbedError, SnippetError
 
 SOURCE = '''# %% name="bench"
 print("<script>alert(1)</script>")

@@ -10,8 +10,8 @@ from pathlib import Path
 import psutil
 import pytest
 
-from generator import runner, snippet
-from generator.runner import RunOptions
+from perfblog.generator import runner, snippet
+from perfblog.generator.runner import RunOptions
 
 CPU = RunOptions(device="cpu", device_class="cpu-test", cell_timeout=60, snippet_timeout=120)
 
@@ -30,7 +30,7 @@ def test_captures_streams_displays_records_images_and_provenance(tmp_path: Path)
 # %% name="env"
 import os, sys
 from IPython.display import HTML, Markdown, SVG, display
-from generator import glue, table, chart
+from perfblog.generator import glue, table, chart
 print(open("data.txt").read())
 print(os.environ["BLOG_DEVICE"], repr(os.environ["CUDA_VISIBLE_DEVICES"]))
 print("\\x1b[31mred\\x1b[0m", file=sys.stderr)

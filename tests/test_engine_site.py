@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from generator import device
+from perfblog.generator import device
 
 FIXTURE = Path(__file__).parent / "fixtures" / "engine" / "blog"
 CPU = device.cpu_class()
@@ -38,7 +38,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The fixture site with fresh results from a real `blog run` on this machine's CPU."""
     root = tmp_path_factory.mktemp("engine-site") / "site"
     shutil.copytree(FIXTURE, root, ignore=shutil.ignore_patterns("site", "_results", "__pycache__"))
-    done = sh(root, "generator.cli", "run", "--device", "cpu")
+    done = sh(root, "perfblog.core.cli", "run", "--device", "cpu")
     assert done.returncode == 0, done.stderr
     return root
 

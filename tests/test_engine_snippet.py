@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from generator import resolve, snippet
-from generator.errors import SnippetError
+from perfblog.generator import resolve, snippet
+from perfblog.generator.errors import SnippetError
 
 GOOD = '''# ---
 # jupyter:

@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
-from generator import commands, device, resolve
-from generator.engine import Engine, Settings
-from generator.errors import GeneratorError, LockError
-from generator.store import Store
+from perfblog.generator import commands, device, resolve
+from perfblog.generator.engine import Engine, Settings
+from perfblog.generator.errors import GeneratorError, LockError
+from perfblog.generator.store import Store
 
 SNIPPET = ('# %% [markdown]\n# prose\n\n'
-           '# %% name="main"\nfrom generator import glue\nglue("n", 7)\nprint("hi")\n')
+           '# %% name="main"\nfrom perfblog.generator import glue\nglue("n", 7)\nprint("hi")\n')
 GPU = "cuda-nvidia-h200"
 CPU = device.cpu_class()
 
@@ -33,6 +33,8 @@ def blog(*argv: str) -> int:
 
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "mkdocs.yml").write_text("site_name: t\n")  # a site: `blog` finds its folders through it
+    (tmp_path / "docs").mkdir()
     (tmp_path / "snippets").mkdir()
     (tmp_path / "snippets" / "s.py").write_text(SNIPPET)
     monkeypatch.chdir(tmp_path)
@@ -97,7 +99,7 @@ def test_a_second_lock_holder_fails_fast_with_a_clear_message(project: Path) -> 
         busy = r"locked by pid \d+ \(another `blog run`"
         with pytest.raises(LockError, match=busy), Store(store.root).lock():
             pass
-        done = subprocess.run([sys.executable, "-m", "generator.cli", "run", "--device", "cpu"],
+        done = subprocess.run([sys.executable, "-m", "perfblog.core.cli", "run", "--device", "cpu"],
                               capture_output=True, text=True, timeout=120, cwd=project)
     assert done.returncode == 2
     assert "is locked by pid" in done.stderr
@@ -119,8 +121,8 @@ def test_a_second_blog_run_fails_fast_even_between_the_first_runs_snippets(
     def run_then_start_another_blog_run(self: Engine, snip: Any, progress: Any = None) -> Any:
         outcome = run_one(self, snip, progress)
         if not second:  # the first snippet is stored, the second not yet started
-            second.append(subprocess.run([sys.executable, "-m", "generator.cli", "run", "--device", "cpu"],
-                                         capture_output=True, text=True, timeout=120, cwd=project))
+            command = [sys.executable, "-m", "perfblog.core.cli", "run", "--device", "cpu"]
+            second.append(subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=project))
         return outcome
 
     monkeypatch.setattr(Engine, "run", run_then_start_another_blog_run)
@@ -204,7 +206,7 @@ def test_unknown_snippet_is_bad_input(project: Path) -> None:
 
 def test_atomic_writes_get_the_mode_an_ordinary_write_would(tmp_path: Path) -> None:
     """Not mkstemp's 0600: a key file or report written into the site must stay readable once deployed."""
-    from generator.store import atomic_write
+    from perfblog.core.fsio import atomic_write
 
     atomic_write(tmp_path / "key.txt", b"k")
     (tmp_path / "plain.txt").write_bytes(b"k")

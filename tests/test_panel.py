@@ -6,8 +6,8 @@ import lxml.html
 import pytest
 import seo_pages
 
-from seo import panel
-from seo.audit import audit_site
+from perfblog.seo import panel
+from perfblog.seo.audit import audit_site
 
 # Findings that compare a page with other pages or with robots.txt: the audit's, not one page's.
 CROSS_PAGE = {"title-duplicate", "description-duplicate", "noindex-in-sitemap"}

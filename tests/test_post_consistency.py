@@ -21,8 +21,8 @@ import pytest
 import yaml
 from lxml import html as lxml_html
 
-from generator.resolve import stale_reasons
-from generator.snippet import load
+from perfblog.generator.resolve import stale_reasons
+from perfblog.generator.snippet import load
 
 ROOT = Path(__file__).resolve().parents[1]
 POSTS_DIR = ROOT / "posts" / "posts"

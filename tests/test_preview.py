@@ -15,17 +15,17 @@ from pathlib import Path
 import pytest
 from mkdocs.livereload import LiveReloadServer
 
-from generator.build import Build
-from generator.engine import Engine, Settings
-from generator.preview import SnippetPreview
-from generator.store import Store
+from perfblog.generator.build import Build
+from perfblog.generator.engine import Engine, Settings
+from perfblog.generator.preview import SnippetPreview
+from perfblog.generator.store import Store
 
 SNIPPET = """\
 # %% [markdown]
 # {prose}
 
 # %% name="main"
-from generator import glue
+from perfblog.generator import glue
 from {helper} import factor
 glue("answer", {value} * factor)
 print("answer", {value} * factor)

@@ -12,14 +12,16 @@ import yaml
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
 
-from generator.cli import main
-from generator.scaffold import PLACEHOLDER
-from seo.audit import audit_site
+from perfblog.core.cli import main
+from perfblog.core.conventions import PLACEHOLDER
+from perfblog.seo.audit import audit_site
 
 
 @pytest.fixture
 def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    (tmp_path / "mkdocs.yml").write_text("site_name: t\n", encoding="utf-8")
+    config = "site_name: t\ndocs_dir: posts\ntheme: material\nplugins:\n  - blog: {blog_dir: .}\n"
+    (tmp_path / "mkdocs.yml").write_text(config, encoding="utf-8")
+    (tmp_path / "posts").mkdir()
     monkeypatch.chdir(tmp_path)
     return tmp_path
 
@@ -111,7 +113,6 @@ def test_the_audit_flags_the_placeholders_until_the_author_fills_them(site: Path
           - blog: {blog_dir: ., post_url_format: "{slug}"}
           - seo: {seo_audit: false}
         """), encoding="utf-8")
-    (site / "posts").mkdir()
     (site / "posts/index.md").write_text("# 测试\n", encoding="utf-8")
     main(["new", "torch.compile 整图编译"])
     post = site / "posts/posts/torch-compile-zheng-tu-bian-yi.md"

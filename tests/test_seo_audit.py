@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import seo_pages
 
-from seo import cli, robots
-from seo.audit import audit_site
-from seo.rules import ERROR, PageFacts, check_keywords
+from perfblog.seo import cli, robots
+from perfblog.seo.audit import audit_site
+from perfblog.seo.rules import ERROR, PageFacts, check_keywords
 
 REQUIRED_RULES = {
     "title-missing", "title-too-long", "title-duplicate", "description-missing", "description-too-short",
@@ -99,7 +99,7 @@ def test_text_report_shows_a_score_per_page(broken, capsys):
 
 
 def test_unreadable_input_is_a_clear_error(tmp_path):
-    from seo.errors import AuditError
+    from perfblog.seo.errors import AuditError
 
     with pytest.raises(AuditError, match="not a folder"):
         audit_site(tmp_path / "missing")
@@ -130,7 +130,7 @@ def test_blog_command_prints_the_json_contract_and_exits_1_with_strict(broken):
     import sys
 
     result = subprocess.run(
-        [sys.executable, "-c", "import sys; from generator.cli import main; sys.exit(main())",
+        [sys.executable, "-c", "import sys; from perfblog.core.cli import main; sys.exit(main())",
          "seo", "audit", str(broken), "--format", "json", "--strict"],
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
@@ -148,7 +148,7 @@ def test_the_slug_check_spells_the_keyphrase_as_the_slug_module_does(slug, found
 
 
 def test_a_utf8_page_without_a_charset_declaration_is_read_as_utf8():
-    from seo.audit import read_page
+    from perfblog.seo.audit import read_page
 
     html = (
         '<html lang="zh-CN"><head><meta name="keywords" content="整图编译"><title>整图编译</title></head>'

@@ -94,7 +94,7 @@ def test_404_page_is_noindex(built):
 
 
 def test_built_site_passes_the_audit(built):
-    from seo.audit import audit_site
+    from perfblog.seo.audit import audit_site
 
     assert [f for f in audit_site(built).findings if f.severity != "info"] == []
 

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import lxml.html
 
-from seo.meta import PageMeta, inject, render_head
+from perfblog.seo.meta import PageMeta, inject, render_head
 
 HOSTILE = 'Say "hi" <script>alert(1)</script> & 图断裂'
 

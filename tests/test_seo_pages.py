@@ -7,8 +7,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from seo import pages
-from seo.errors import ConfigError
+from perfblog.seo import pages
+from perfblog.seo.errors import ConfigError
 
 SITE = pages.Site(
     url="https://blog.example.com/",

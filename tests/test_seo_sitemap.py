@@ -12,8 +12,8 @@ import pytest
 import xmlschema
 from lxml import etree
 
-from seo import feed, lastmod, robots, sitemap
-from seo.errors import SitemapError
+from perfblog.seo import feed, lastmod, robots, sitemap
+from perfblog.seo.errors import SitemapError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "seo"
 BASE = "https://blog.example.com/notes/"
@@ -123,17 +123,6 @@ def test_feed_is_atom_with_posts_newest_first(tmp_path):
     assert doc.xpath("/a:feed/a:updated/text()", namespaces=atom) == ["2024-04-01T00:00:00Z"]
 
 
-def test_embedded_snippets_are_found_in_embed_tags():
-    markdown = (
-        '<%= code("compile_basics", "run") %> and <%= value(\'graph_breaks.py\', "n", fmt=".1f") %>\n'
-        '<%# comment("ignored_in_comment_too") %> text code("not_in_a_tag")\n'
-        '<% set t = table("fullgraph_bench", "times") %>'
-    )
-    assert lastmod.embedded_snippets(markdown) == {
-        "compile_basics", "graph_breaks", "ignored_in_comment_too", "fullgraph_bench",
-    }  # fmt: skip
-
-
 def test_front_matter_dates_accept_material_forms():
     created, updated = lastmod.front_matter_dates({"date": {"created": datetime(2024, 5, 2).date()}})
     assert created == datetime(2024, 5, 2, tzinfo=UTC) and updated is None
@@ -165,9 +154,8 @@ def repo(tmp_path) -> Path:
 
 def _lastmod(repo: Path, meta: dict) -> datetime | None:
     post = repo / "posts" / "post.md"
-    return lastmod.page_lastmod(
-        meta, post, post.read_text(), repo, repo / "snippets", repo / "snippets" / "_results"
-    )
+    stems = ["bench"]  # what the snippets plugin lists in the page's meta for this post
+    return lastmod.page_lastmod(meta, post, stems, repo, repo / "snippets", repo / "snippets" / "_results")
 
 
 def test_git_history_of_the_post_and_what_it_embeds_dates_it(repo, tmp_path, urlset_schema):
@@ -187,5 +175,5 @@ def test_front_matter_updated_wins_over_git(repo):
 def test_outside_git_the_date_is_used(tmp_path):
     post = tmp_path / "post.md"
     post.write_text("x")
-    found = lastmod.page_lastmod({"date": "2024-01-05"}, post, "x", tmp_path, tmp_path, tmp_path)
+    found = lastmod.page_lastmod({"date": "2024-01-05"}, post, [], tmp_path, tmp_path, tmp_path)
     assert found == datetime(2024, 1, 5, tzinfo=UTC)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from seo import text
+from perfblog.seo import text
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ from pathlib import Path
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
 
-from seo.slug import MAX_LENGTH, slugify
+from perfblog.core.slug import MAX_LENGTH, slugify
 
 
 def test_chinese_title_becomes_toneless_pinyin_one_syllable_a_word() -> None:
@@ -79,7 +79,7 @@ def test_material_blog_builds_a_chinese_post_under_its_pinyin_url(tmp_path: Path
           - blog:
               blog_dir: .
               post_url_format: "{slug}"
-              post_slugify: !!python/name:seo.slug.slugify
+              post_slugify: !!python/name:perfblog.core.slug.slugify
         """), encoding="utf-8")
     build(load_config(str(tmp_path / "mkdocs.yml")))
     assert (tmp_path / "site" / "torch-compile-de-tu-duan-lie" / "index.html").is_file()

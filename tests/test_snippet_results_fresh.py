@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from generator import device, resolve, snippet
-from generator.store import Store
+from perfblog.generator import device, resolve, snippet
+from perfblog.generator.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 SNIPPETS = ROOT / "snippets"

@@ -11,12 +11,12 @@ from fake_engines import BAIDU_TOKEN as TOKEN
 from fake_engines import Answer, FakeEngines, engines_fixture  # noqa: F401 (the `engines` fixture)
 from submit_sites import SITE, backoff, pages, run
 
-from seo.errors import EngineRefusedError, EngineUnavailableError
-from seo.submit.baidu import BaiduSubmitter
-from seo.submit.base import Backoff
-from seo.submit.sitemaps import SitemapEntry
-from seo.submit.state import SubmitState
-from seo.submit.transport import HttpRequest, HttpResponse, UrllibTransport
+from perfblog.seo.errors import EngineRefusedError, EngineUnavailableError
+from perfblog.seo.submit.baidu import BaiduSubmitter
+from perfblog.seo.submit.base import Backoff
+from perfblog.seo.submit.sitemaps import SitemapEntry
+from perfblog.seo.submit.state import SubmitState
+from perfblog.seo.submit.transport import HttpRequest, HttpResponse, UrllibTransport
 
 
 def submitter(

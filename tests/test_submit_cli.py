@@ -10,11 +10,11 @@ from fake_engines import BAIDU_TOKEN as TOKEN
 from fake_engines import FakeEngines, engines_fixture  # noqa: F401 (the `engines` fixture)
 from submit_sites import SITE, pages, write_index, write_repo, write_urlset
 
-from seo.errors import EngineRefusedError, SubmitError
-from seo.submit.base import Backoff
-from seo.submit.cli import load_mkdocs_config, register, seo_plugin_options, submit
-from seo.submit.indexnow import ensure_key, write_key_file
-from seo.submit.transport import UrllibTransport
+from perfblog.seo.errors import EngineRefusedError, SubmitError
+from perfblog.seo.indexnow_key import ensure_key, write_key_file
+from perfblog.seo.submit.base import Backoff
+from perfblog.seo.submit.cli import load_mkdocs_config, register, seo_plugin_options, submit
+from perfblog.seo.submit.transport import UrllibTransport
 
 
 @pytest.fixture
@@ -158,7 +158,7 @@ def test_sending_to_baidu_without_a_token_is_refused_before_any_request(
 def test_the_blog_command_exits_0_on_a_dry_run_and_2_on_a_bad_token_that_it_never_prints(
     engines: FakeEngines, repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from generator.cli import main
+    from perfblog.core.cli import main
 
     monkeypatch.setenv("BAIDU_PUSH_TOKEN", TOKEN)
     common = ["--config", str(repo / "mkdocs.yml"), "--state", str(repo / ".blog" / "s.json")]

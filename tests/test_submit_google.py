@@ -11,11 +11,11 @@ import pytest
 from fake_engines import FakeEngines, engines_fixture  # noqa: F401 (the `engines` fixture)
 from submit_sites import SITE, backoff, pages, run, write_robots
 
-from seo.errors import EngineRefusedError, SubmitError
-from seo.submit.google import GoogleSubmitter
-from seo.submit.sitemaps import SitemapEntry
-from seo.submit.state import SubmitState
-from seo.submit.transport import UrllibTransport
+from perfblog.seo.errors import EngineRefusedError, SubmitError
+from perfblog.seo.submit.google import GoogleSubmitter
+from perfblog.seo.submit.sitemaps import SitemapEntry
+from perfblog.seo.submit.state import SubmitState
+from perfblog.seo.submit.transport import UrllibTransport
 
 pytest.importorskip("google.oauth2.service_account", reason="the `google` extra is not installed")
 rsa = pytest.importorskip("cryptography.hazmat.primitives.asymmetric.rsa")

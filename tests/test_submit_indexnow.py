@@ -8,11 +8,12 @@ import pytest
 from fake_engines import Answer, FakeEngines, engines_fixture  # noqa: F401 (the `engines` fixture)
 from submit_sites import SITE, backoff, pages, run
 
-from seo.errors import EngineRefusedError, EngineUnavailableError, SubmitError
-from seo.submit.indexnow import KEY_PATTERN, IndexNowSubmitter, ensure_key, read_key, write_key_file
-from seo.submit.sitemaps import SitemapEntry
-from seo.submit.state import SubmitState
-from seo.submit.transport import UrllibTransport
+from perfblog.seo.errors import EngineRefusedError, EngineUnavailableError, SubmitError
+from perfblog.seo.indexnow_key import KEY_PATTERN, ensure_key, read_key, write_key_file
+from perfblog.seo.submit.indexnow import IndexNowSubmitter
+from perfblog.seo.submit.sitemaps import SitemapEntry
+from perfblog.seo.submit.state import SubmitState
+from perfblog.seo.submit.transport import UrllibTransport
 
 
 @pytest.fixture

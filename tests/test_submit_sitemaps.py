@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from submit_sites import SITE, pages, write_index, write_urlset
 
-from seo.errors import SitemapError
-from seo.submit.sitemaps import SitemapEntry, read_sitemap
+from perfblog.seo.errors import SitemapError
+from perfblog.seo.submit.sitemaps import SitemapEntry, read_sitemap
 
 
 def test_a_urlset_gives_every_url_with_its_lastmod_in_document_order(tmp_path: Path) -> None:

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from submit_sites import SITE, pages
 
-from seo.errors import SubmitStateError
-from seo.submit.base import make_plan
-from seo.submit.sitemaps import SitemapEntry
-from seo.submit.state import SubmitState
+from perfblog.seo.errors import SubmitStateError
+from perfblog.seo.submit.base import make_plan
+from perfblog.seo.submit.sitemaps import SitemapEntry
+from perfblog.seo.submit.state import SubmitState
 
 
 def test_a_missing_state_file_means_nothing_was_accepted(tmp_path: Path) -> None:

@@ -1,0 +1,35 @@
+"""The one atomic writer: results, reports, state files and keys are never seen half written."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+#: The mode an ordinary `open(path, "w")` would give: 0666 less the process's umask.
+_PUBLIC = 0o666 & ~_umask()
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write through a temporary file and a rename: readers see the old file or the new, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        os.fchmod(fd, _PUBLIC)  # mkstemp makes 0600; a built site's files must stay readable when deployed
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise

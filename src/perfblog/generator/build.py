@@ -1,0 +1,147 @@
+"""One MkDocs build's use of the engine: run per the mode, look up what posts show, warn, report, copy.
+
+Snippets are prepared lazily, the first time a post embeds them, and once per build: a build that
+embeds nothing new executes nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+from perfblog.generator import render
+from perfblog.generator.engine import Engine
+from perfblog.generator.report import BuildReport, Entry
+from perfblog.generator.resolve import Status
+
+log = logging.getLogger("mkdocs.plugins.snippets")
+
+#: Where the embeds' stylesheet goes in the site (the plugin adds it to extra_css).
+STYLESHEET = "_snippets/snippets.css"
+
+
+class Build:
+    """Per-build state around an ``Engine``: prepared snippets, warnings given, the report."""
+
+    def __init__(self, engine: Engine, project_dir: Path,
+                 rerunning: Callable[[str], bool] | None = None) -> None:
+        self.engine = engine
+        self.project_dir = project_dir
+        # Serve only: whether the background preview has this snippet queued or running.
+        self.rerunning = rerunning or (lambda stem: False)
+        self.report = BuildReport(engine.mode, engine.device_class)
+        self.renderer = render.Renderer(self.lookup, render.image_url)
+        self._prepared: dict[str, render.Resolved] = {}
+        self._embeds: dict[str, list[str]] = {}  # post -> stems it embeds, in order of first use
+        self._warned: set[tuple[str, str]] = set()
+
+    def render_page(self, markdown: str, src_path: str, page_url: str) -> str:
+        """Render a post's embeds; EmbedError names the post and line."""
+        post = self._display(Path(src_path))
+        self._embeds[post] = []
+        return self.renderer.render(markdown, post, _line_offset(Path(src_path), markdown), page_url)
+
+    def embedded(self, src_path: str) -> list[str]:
+        """The stems of the snippets the page at ``src_path`` embedded when it was last rendered."""
+        return list(self._embeds.get(self._display(Path(src_path)), []))
+
+    def lookup(self, stem: str, post: str) -> render.Resolved:
+        """What ``post`` shows of snippet ``stem``, preparing it (maybe executing it) on first use."""
+        resolved = self._prepared.get(stem)
+        if resolved is None:
+            resolved = self._prepared[stem] = self._prepare(stem)
+        self.report.used_by(resolved.snippet.stem, post)
+        used = self._embeds.setdefault(post, [])
+        if resolved.snippet.stem not in used:
+            used.append(resolved.snippet.stem)
+        self._warn(resolved, post)
+        return resolved
+
+    def _prepare(self, stem: str) -> render.Resolved:
+        engine = self.engine
+        snippet = engine.snippet(stem)
+        executed_s = error = None
+        if engine.needs_run(snippet):
+            log.info("snippets: running %s on %s (mode %s)", snippet.stem, engine.device_class, engine.mode)
+            outcome = engine.run(snippet)
+            executed_s = round(outcome.duration_s, 3)
+            if not outcome.ok:
+                error = outcome.error
+                log.error("snippets: %s\n%s", outcome.error, outcome.traceback or "")
+        status = engine.shown(snippet)
+        show = engine.mode != "off"
+        prov = (status.result or {}).get("provenance", {})
+        source = "none" if status.result is None else "store"
+        if executed_s is not None and error is None:
+            source = "executed"
+        self.report.add(Entry(
+            snippet=snippet.stem, state=status.state if show else "off", source=source,
+            device_class=status.device_class if status.result else None, ran_at=prov.get("ran_at"),
+            runtime_s=prov.get("duration_s"), executed_s=executed_s,
+            reasons=[] if status.state == "fresh" else status.reasons, error=error))
+        return render.Resolved(snippet, status, show_outputs=show)
+
+    def _warn(self, resolved: render.Resolved, post: str) -> None:
+        status: Status = resolved.status
+        stem = resolved.snippet.stem
+        if not resolved.show_outputs or status.state == "fresh" or (stem, post) in self._warned:
+            return
+        self._warned.add((stem, post))
+        if status.state == "stale":
+            log.warning("snippets: %s embeds snippet '%s' whose result on %s is stale: %s (%s)",
+                        post, stem, status.device_class, status.why, self._remedy(stem))
+        else:
+            log.warning("snippets: %s embeds snippet '%s' which has no result (%s; %s)",
+                        post, stem, status.why, self._remedy(stem))
+
+    def _remedy(self, stem: str) -> str:
+        """What happens next for a stale or missing snippet: what to run, or why not."""
+        if self.rerunning(stem):
+            return "re-running it in the background; the page reloads when it ends"
+        entry = self.report.entries.get(stem)
+        if entry is not None and entry.error:
+            return f"running it in this build failed, see the error above; fix it, then `blog run {stem}`"
+        return f"run `blog run {stem}`"
+
+    def finish(self, site_dir: Path, report_path: Path | None) -> Path:
+        """Copy the shown results' images into the site, log the summary, write the JSON report."""
+        for resolved in self._prepared.values():
+            result = resolved.status.result
+            if result is None or not resolved.show_outputs:
+                continue
+            source = self.engine.store.files_dir(resolved.snippet.stem, resolved.status.device_class)
+            if source.is_dir():
+                target = site_dir / "_snippets" / resolved.snippet.stem / source.name
+                shutil.copytree(source, target, dirs_exist_ok=True)
+        shutil.copyfile(Path(__file__).with_name("snippets.css"), _mkdir(site_dir / STYLESHEET))
+        path = self.project_dir / report_path if report_path else site_dir / "_snippets" / "report.json"
+        self.report.write(path)
+        log.info("%s; report: %s", self.report.summary(), self._display(path))
+        if self.engine.mode == "off":  # a draft preview: never a site to publish (--strict fails)
+            log.warning("snippets: exec_mode is off, so this site shows code without outputs or values")
+        return path
+
+    def _display(self, path: Path) -> str:
+        try:
+            return path.resolve().relative_to(self.project_dir).as_posix()
+        except ValueError:
+            return str(path)
+
+
+def _mkdir(path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _line_offset(src: Path, markdown: str) -> int:
+    """Lines before ``markdown`` in the source file (front matter MkDocs stripped), for error lines."""
+    try:
+        text = src.read_text(encoding="utf-8-sig")
+    except OSError:
+        return 0
+    text = text.replace("\r\n", "\n")
+    if markdown and text.endswith(markdown):
+        return text[: len(text) - len(markdown)].count("\n")
+    return 0

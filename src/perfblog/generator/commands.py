@@ -1,0 +1,228 @@
+"""`blog run`, `blog status` and `blog show`: the snippet engine on the command line.
+
+Exit codes: 0 success, 1 a snippet failed (run) or is stale/missing (status), 2 bad input: a malformed
+or unknown snippet, a locked store (raised to cli.py, or counted by `blog status`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from perfblog.core.cli import add_project_option, load_project
+from perfblog.core.conventions import SNIPPETS_PLUGIN
+from perfblog.core.project import Layout
+from perfblog.generator import device, resolve
+from perfblog.generator.config import settings_of
+from perfblog.generator.engine import Engine, Settings
+from perfblog.generator.errors import SnippetError
+from perfblog.generator.render import provenance_line
+from perfblog.generator.runner import RunResult
+from perfblog.generator.snippet import Snippet, display_path
+
+
+def _seconds(text: str) -> float:
+    """A timeout: a positive number of seconds (argparse turns the error into exit 2)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"a timeout must be positive, not {text}")
+    return value
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the snippet commands to `blog`."""
+    run = sub.add_parser("run", help="execute snippets and store their results")
+    run.add_argument("snippets", nargs="*", metavar="SNIPPET", help="snippet stems or paths (default: all)")
+    run.add_argument("--force", action="store_true", help="run even when a fresh result exists")
+    run.add_argument("--device", choices=device.DEVICES, default=None,
+                     help="where to run: auto (a GPU when there is one), cpu or cuda (default: exec_device)")
+    run.add_argument("--mode", choices=resolve.MODES, default=None,
+                     help=f"auto (default), frozen, force or off; default from ${resolve.MODE_ENV}")
+    run.add_argument("--timeout-cell", type=_seconds, default=None, metavar="S",
+                     help="per-cell timeout (default: exec_timeout_cell, 600 s)")
+    run.add_argument("--timeout-snippet", type=_seconds, default=None, metavar="S",
+                     help="per-snippet timeout (default: exec_timeout_snippet, 1800 s); "
+                          "a snippet header's blog: {timeout: N} overrides")
+    _locations(run)
+    run.set_defaults(handler=cmd_run)
+
+    status = sub.add_parser("status", help="list snippets with fresh, stale or missing results")
+    status.add_argument("snippets", nargs="*", metavar="SNIPPET")
+    _locations(status)
+    status.set_defaults(handler=cmd_status)
+
+    show = sub.add_parser("show", help="show a snippet's cells, stored result and provenance")
+    show.add_argument("snippet", metavar="SNIPPET")
+    show.add_argument("--json", action="store_true", help="print the shown result file as JSON")
+    _locations(show)
+    show.set_defaults(handler=cmd_show)
+
+
+def _locations(parser: argparse.ArgumentParser) -> None:
+    add_project_option(parser)
+    parser.add_argument("--snippets-dir", type=Path, default=None,
+                        help="use this folder of snippets instead of the site's (no mkdocs.yml needed)")
+    parser.add_argument("--results-dir", type=Path, default=None,
+                        help="with --snippets-dir: where results live (default: SNIPPETS_DIR/_results)")
+
+
+def _engine(args: argparse.Namespace, mode: str = "frozen") -> Engine:
+    """The engine on the site's folders and options (mkdocs.yml, found upwards), or on explicit folders."""
+    if args.snippets_dir is not None:
+        layout = Layout.of_folders(Path.cwd(), args.snippets_dir, args.results_dir)
+        base = Settings(snippets_dir=layout.snippets_dir, results_dir=layout.results_dir)
+    else:
+        if args.results_dir is not None:
+            raise SnippetError("--results-dir goes with --snippets-dir; "
+                               "a site's results_dir is set in mkdocs.yml")
+        project = load_project(args)
+        base = settings_of(project.plugin_config(SNIPPETS_PLUGIN), project.layout)
+    return Engine(replace(
+        base, mode=mode, device=getattr(args, "device", None) or base.device,
+        cell_timeout=getattr(args, "timeout_cell", None) or base.cell_timeout,
+        snippet_timeout=getattr(args, "timeout_snippet", None) or base.snippet_timeout))
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """Run what the mode says needs running; exit 1 when any snippet failed.
+
+    The store lock is held for the whole run, so a second `blog run` fails at once instead of
+    interleaving its snippets with ours.
+    """
+    mode = "force" if args.force else (args.mode or resolve.mode("auto"))
+    engine = _engine(args, mode)
+    snippets = [engine.snippet(name) for name in (args.snippets or engine.stems())]
+    console = _console(stderr=True)
+    if mode in ("frozen", "off"):
+        for s in snippets:
+            console.print(f"[dim]skip[/] {s.stem} (mode {mode}; --force to re-run)")
+        return 0
+    with engine.store.lock():
+        return _run_due(engine, snippets, console)
+
+
+def _run_due(engine: Engine, snippets: list[Snippet], console: Console) -> int:
+    """Run, one by one under a progress bar, the snippets the mode says are due; 1 when any failed."""
+    todo = [s for s in snippets if engine.needs_run(s)]
+    for s in snippets:
+        if s not in todo:
+            console.print(f"[dim]skip[/] {s.stem} (fresh result exists; --force to re-run)")
+    failures: list[RunResult] = []
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console, transient=True) as bar:
+        overall = bar.add_task(f"snippets on {engine.device_class}", total=len(todo))
+        for s in todo:
+            task = bar.add_task(f"  {s.stem}", total=len(s.code_cells))
+            outcome = engine.run(s, progress=lambda _c, done, _t, task=task: bar.update(task, completed=done))
+            bar.remove_task(task)
+            bar.advance(overall)
+            if outcome.ok:
+                stored = display_path(engine.store.path(s.stem, engine.device_class))
+                console.print(f"[green]ok[/]   {s.stem} on {engine.device_class} "
+                              f"in {outcome.duration_s:.1f} s -> {stored}")
+            else:
+                failures.append(outcome)
+                console.print(f"[red]FAIL[/] {outcome.error}", highlight=False)
+                if outcome.traceback:
+                    console.print(outcome.traceback, markup=False, highlight=False)
+                kept = engine.store.path(s.stem, engine.device_class)
+                if kept.exists():
+                    console.print(f"     the previous result {display_path(kept)} was kept")
+    if failures:
+        console.print(f"[red]{len(failures)} of {len(todo)} snippet(s) failed[/]")
+    return 1 if failures else 0
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    """A table of every snippet's results; exit 1 when any snippet shows a stale or missing result.
+
+    A malformed snippet gets a row with its error (file and line) instead of hiding the others' rows,
+    and makes the exit status 2 (bad input).
+    """
+    engine = _engine(args)
+    names = args.snippets or engine.stems()
+    paths = [engine.path(name) for name in names]  # an unknown name is bad input before any output
+    table = Table(title=f"snippets (this machine: {engine.device_class})")
+    for column in ("snippet", "device class", "state"):
+        table.add_column(column, no_wrap=True)
+    table.add_column("why", overflow="fold", ratio=1)
+    for column in ("ran at (UTC)", "duration", "shown"):
+        table.add_column(column, no_wrap=True)
+    bad = malformed = 0
+    for path in paths:
+        try:
+            snip = engine.snippet(str(path))
+        except SnippetError as exc:
+            malformed += 1
+            table.add_row(path.stem, "", "[red]malformed[/]", escape(str(exc)), "", "", "")
+            continue
+        shown = engine.shown(snip)
+        bad += shown.state != "fresh"
+        for st in engine.status(snip):
+            colour = {"fresh": "green", "stale": "yellow", "missing": "red"}[st.state]
+            duration = (st.result or {}).get("provenance", {}).get("duration_s")
+            is_shown = st.device_class == shown.device_class and st.result is shown.result
+            table.add_row(snip.stem, st.device_class, f"[{colour}]{st.state}[/]",
+                          st.why if st.state != "fresh" else "", st.ran_at.replace("T", " ")[:16],
+                          f"{duration:.1f} s" if duration is not None else "", "yes" if is_shown else "")
+    _console().print(table)
+    return 2 if malformed else 1 if bad else 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    """A snippet's cells and the result a post would show, with provenance."""
+    engine = _engine(args)
+    snip = engine.snippet(args.snippet)
+    shown = engine.shown(snip)
+    if args.json:
+        print(json.dumps(shown.result, indent=1, sort_keys=True, ensure_ascii=False))
+        return 0 if shown.result else 1
+    console = _console()
+    console.print(f"[bold]{snip.where}[/]  key {snip.key[:12]}")
+    outputs = {c["name"]: c for c in (shown.result or {}).get("cells", [])}
+    for cell in snip.code_cells:
+        flags = " ".join(f for f in ("raises", "hide") if getattr(cell, f))
+        console.print(f"\n[cyan]cell {cell.key}[/] (line {cell.line}) {flags}")
+        console.print(cell.source, markup=False, highlight=False)
+        for out in outputs.get(cell.key, {}).get("outputs", []):
+            console.print(_plain(out), markup=False, highlight=False, style="dim")
+    console.print(f"\n[bold]shown result[/]: {shown.device_class} {shown.state} {shown.why}")
+    if shown.result:
+        console.print(provenance_line(shown.result), markup=False)
+        for kind in ("values", "tables", "charts"):
+            names = ", ".join(shown.result.get(kind, {})) or "-"
+            console.print(f"{kind}: {names}", markup=False)
+        for name, rec in shown.result.get("values", {}).items():
+            console.print(f"  {name} = {rec['value']!r} {rec.get('unit') or ''}", markup=False)
+    return 0 if shown.state == "fresh" else 1
+
+
+def _console(stderr: bool = False) -> Console:
+    """Stdout (or stderr); wide when it is not a terminal, so tables in logs and pipes do not wrap."""
+    stream = sys.stderr if stderr else sys.stdout
+    return Console(stderr=stderr, width=None if stream.isatty() or os.environ.get("COLUMNS") else 160)
+
+
+def _plain(out: dict[str, Any]) -> str:
+    if out["type"] == "stream":
+        return out["text"].rstrip("\n")
+    if out["type"] == "error":
+        return out["traceback"]
+    data = out["data"]
+    for mime in ("text/plain", "text/markdown", "text/html"):
+        if mime in data:
+            return data[mime]
+    return f"[{', '.join(data)}]"

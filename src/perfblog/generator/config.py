@@ -1,0 +1,51 @@
+"""The `snippets` plugin's options, declared once: flat names with a prefix per concern."""
+
+from __future__ import annotations
+
+from mkdocs.config import base
+from mkdocs.config import config_options as c
+
+from perfblog.core import conventions
+from perfblog.core.project import Layout
+from perfblog.generator import resolve
+from perfblog.generator.device import DEVICES
+from perfblog.generator.engine import Settings
+from perfblog.generator.resolve import MODES
+
+
+class _Mode(c.Choice):
+    """A mode; YAML reads a bare `off` as false, which means the mode `off` here."""
+
+    def run_validation(self, value: object) -> str:
+        return super().run_validation("off" if value is False else value)
+
+
+class SnippetsConfig(base.Config):
+    """Options of ``plugins: - snippets:`` in mkdocs.yml; paths are relative to mkdocs.yml."""
+
+    snippets_dir = c.Type(str, default=conventions.SNIPPETS_DIR)
+    results_dir = c.Type(str, default=conventions.RESULTS_DIR)
+    #: auto | frozen | force | off; the environment variable BLOG_EXEC_MODE wins over it.
+    exec_mode = _Mode(MODES, default="auto")
+    exec_timeout_cell = c.Type((int, float), default=600)
+    exec_timeout_snippet = c.Type((int, float), default=1800)
+    exec_device = c.Choice(DEVICES, default="auto")
+    #: Where the JSON execution report goes; empty: <site_dir>/_snippets/report.json.
+    report_path = c.Type(str, default="")
+
+
+def settings_of(options: SnippetsConfig | None, layout: Layout) -> Settings:
+    """Engine settings from the plugin's validated options (defaults when the site does not use the
+    plugin) and the project's folders; ``BLOG_EXEC_MODE`` wins over ``exec_mode``."""
+    if options is None:
+        options = SnippetsConfig()
+        options.load_dict({})
+        options.validate()
+    return Settings(
+        snippets_dir=layout.snippets_dir,
+        results_dir=layout.results_dir,
+        mode=resolve.mode(options.exec_mode),
+        device=options.exec_device,
+        cell_timeout=options.exec_timeout_cell or None,
+        snippet_timeout=options.exec_timeout_snippet or None,
+    )

@@ -1,0 +1,127 @@
+"""The engine both the CLI and the MkDocs plugin drive: snippets + store + runner + the mode's decisions.
+
+It caches parsed snippets by file modification time, runs a snippet under the store lock and stores
+only successful results. ``run`` may be called from a background thread (the serve-time preview).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from perfblog.generator import device, resolve, runner, snippet
+from perfblog.generator.errors import SnippetError
+from perfblog.generator.runner import Progress, RunOptions, RunResult
+from perfblog.generator.snippet import Snippet
+from perfblog.generator.store import Store
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Where snippets and results live and how they run."""
+
+    snippets_dir: Path
+    results_dir: Path
+    mode: str = "auto"
+    device: str = "auto"  # "auto", "cpu" or "cuda"
+    cell_timeout: float | None = 600
+    snippet_timeout: float | None = 1800
+
+
+class Engine:
+    """Find snippets, decide per mode whether to run them, run them, and read back what posts show."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.store = Store(settings.results_dir)
+        self.run_device, self.device_class = device.resolve(settings.device)
+        self._snippets: dict[Path, tuple[tuple[int, ...], Snippet]] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def mode(self) -> str:
+        return self.settings.mode
+
+    def stems(self) -> list[str]:
+        """All snippets in the snippets dir."""
+        return [p.stem for p in snippet.discover(self.settings.snippets_dir)]
+
+    def path(self, name: str) -> Path:
+        """The file of a snippet given by stem or path; SnippetError when there is none."""
+        candidate = Path(name)
+        if candidate.suffix == ".py" and candidate.is_file():
+            return candidate.resolve()
+        path = self.settings.snippets_dir / f"{candidate.stem}.py"
+        if not path.is_file():
+            known = ", ".join(self.stems()) or "none"
+            raise SnippetError(f"no snippet {name!r} in {self.settings.snippets_dir} (known: {known})")
+        return path.resolve()
+
+    def snippet(self, name: str) -> Snippet:
+        """The snippet, re-read when it or one of its local modules changed on disk.
+
+        When a stored result was made from exactly these bytes, its record of the code cells is used
+        instead of parsing the file (jupytext's import alone costs a build noticeable time).
+        """
+        path = self.path(name)
+        with self._lock:
+            cached = self._snippets.get(path)
+            if cached and cached[0] == _stamp(path, cached[1]):
+                return cached[1]
+        parsed = None
+        for result in self.results(path.stem).values():
+            parsed = snippet.from_result(path, self.settings.snippets_dir, result)
+            if parsed is not None:
+                break
+        if parsed is None:
+            parsed = snippet.load(path, self.settings.snippets_dir)
+        with self._lock:
+            self._snippets[path] = (_stamp(path, parsed), parsed)
+        return parsed
+
+    def results(self, stem: str) -> dict[str, dict[str, Any]]:
+        return self.store.results(stem)
+
+    def status(self, snip: Snippet) -> list[resolve.Status]:
+        """Every device class's result, for `blog status`."""
+        return resolve.statuses(snip, self.results(snip.stem), self.device_class)
+
+    def shown(self, snip: Snippet) -> resolve.Status:
+        """The one result a post shows (see ``resolve.shown``)."""
+        return resolve.shown(snip, self.results(snip.stem), self.device_class)
+
+    def needs_run(self, snip: Snippet, mode: str | None = None) -> bool:
+        """Whether ``mode`` (default: the engine's) executes the snippet on this device now."""
+        return resolve.needs_run(snip, self.results(snip.stem), self.device_class, mode or self.mode)
+
+    def options(self) -> RunOptions:
+        """The runner's options: this device and the configured timeouts."""
+        s = self.settings
+        return RunOptions(device=self.run_device, device_class=self.device_class,
+                          cell_timeout=s.cell_timeout, snippet_timeout=s.snippet_timeout)
+
+    def run(self, snip: Snippet, progress: Progress | None = None) -> RunResult:
+        """Execute under the store lock; store the result only when the run succeeded.
+
+        The lock is re-entrant, so `blog run`, which holds it for its whole run, takes it again here;
+        anyone else holding it makes this raise ``LockError`` at once.
+        """
+        full = snippet.load(snip.path, self.settings.snippets_dir)  # with its options, as on disk now
+        with self.store.lock():
+            outcome = runner.run(full, self.options(), progress)
+            if outcome.ok and outcome.result is not None:
+                self.store.save(outcome.result, outcome.images)
+        return outcome
+
+
+def _stamp(path: Path, parsed: Snippet) -> tuple[int, ...]:
+    """Modification times of the snippet and the local modules it imported when parsed."""
+    stamps = []
+    for p in [path, *(parsed.root / rel for rel in parsed.modules)]:
+        try:
+            stamps.append(p.stat().st_mtime_ns)
+        except FileNotFoundError:
+            stamps.append(-1)
+    return tuple(stamps)

@@ -1,0 +1,85 @@
+"""MkDocs plugin `snippets`: hooks that hand each build to ``perfblog.generator.build.Build``.
+
+Collaborators stay reachable for wiring: ``self.engine`` (runs snippets, reads the store) and
+``self.build`` (the current build's state).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, TypeVar
+
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin
+
+from perfblog.core import project
+from perfblog.core.conventions import EMBEDS_META
+from perfblog.generator import render
+from perfblog.generator.build import STYLESHEET, Build
+from perfblog.generator.config import SnippetsConfig, settings_of
+from perfblog.generator.engine import Engine
+from perfblog.generator.errors import GeneratorError
+from perfblog.generator.preview import SnippetPreview
+
+T = TypeVar("T")
+
+
+class SnippetsPlugin(BasePlugin[SnippetsConfig]):
+    """Embed executed snippet results into posts."""
+
+    engine: Engine | None = None
+    build: Build | None = None
+    serving = False
+    preview: SnippetPreview | None = None  # serve only: runs saved snippets in the background
+
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        self.serving = command == "serve"
+
+    def on_config(self, config: Any) -> Any:
+        layout = project.layout(config)
+        options = _guard(lambda: settings_of(self.config, layout))
+        if self.preview is not None:  # rebuilds while serving only read; the preview executes
+            options = replace(options, mode="frozen")
+        self.engine = _guard(lambda: Engine(options))
+        self.build = Build(self.engine, layout.root, self.preview.busy if self.preview else None)
+        config.extra_css.append(STYLESHEET)
+        return config
+
+    def on_serve(self, server: Any, config: Any, builder: Any) -> Any:
+        if self.serving and self.engine is not None and self.engine.mode not in ("frozen", "off"):
+            self.preview = SnippetPreview(self.engine)
+            self.preview.attach(server)
+        return server
+
+    def on_pre_build(self, config: Any) -> None:
+        if self.preview is not None:  # queue edited snippets before rendering, so warnings can say so
+            self.preview.changed()
+
+    def on_shutdown(self) -> None:
+        if self.preview is not None:
+            self.preview.stop()
+
+    def on_page_markdown(self, markdown: str, page: Any, config: Any, files: Any) -> str:
+        if render.MARKER not in markdown or self.build is None:
+            return markdown
+        build = self.build
+        rendered = _guard(lambda: build.render_page(markdown, page.file.abs_src_path, page.url))
+        page.meta[EMBEDS_META] = build.embedded(page.file.abs_src_path)  # the seo plugin dates pages by them
+        return rendered
+
+    def on_post_build(self, config: Any) -> None:
+        if self.build is None:
+            return
+        build, report = self.build, self.config.report_path
+        path = Path(report) if report else None
+        _guard(lambda: build.finish(Path(config.site_dir), path))
+
+
+def _guard(work: Callable[[], T]) -> T:
+    """Turn the engine's errors into a PluginError, which MkDocs reports as a failed build."""
+    try:
+        return work()
+    except GeneratorError as exc:
+        raise PluginError(str(exc)) from exc

@@ -1,0 +1,494 @@
+"""Embeds: a Jinja2 environment whose functions turn stored results into Markdown and HTML.
+
+Delimiters are ERB-like (``<%= expr %>``, ``<% stmt %>``, ``<%# comment %>``) so they never collide with
+braces in code or math. Everything a snippet produced is HTML-escaped (or, for HTML displays, reduced to
+an allow-list of harmless tags); every block embed ends with a visible provenance line.
+"""
+
+from __future__ import annotations
+
+import ast
+import html
+import posixpath
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from typing import Any
+
+import jinja2
+
+from perfblog.generator import charts
+from perfblog.generator.errors import EmbedError, GeneratorError
+from perfblog.generator.resolve import Status
+from perfblog.generator.snippet import Snippet
+
+#: Only pages containing this are rendered by Jinja.
+MARKER = "<%"
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """What a post may embed from one snippet: its current code and the result it shows."""
+
+    snippet: Snippet
+    status: Status
+    show_outputs: bool = True  # False in exec_mode "off": code only
+
+
+#: (snippet stem, post) -> what to show; raises GeneratorError for an unknown snippet.
+Lookup = Callable[[str, str], Resolved]
+#: (stem, device class, file name, page url) -> URL of a stored image relative to the page.
+ImageUrl = Callable[[str, str, str, str], str]
+
+
+def environment() -> jinja2.Environment:
+    """The one Jinja environment of a build: strict about undefined names, no autoescape (we escape)."""
+    return jinja2.Environment(
+        block_start_string="<%", block_end_string="%>",
+        variable_start_string="<%=", variable_end_string="%>",
+        comment_start_string="<%#", comment_end_string="%>",
+        undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True,
+        trim_blocks=True, lstrip_blocks=True,
+    )
+
+
+class Renderer:
+    """Renders one post's Markdown; errors name the post and line."""
+
+    def __init__(self, lookup: Lookup, image_url: ImageUrl | None = None) -> None:
+        self.env = environment()
+        self.lookup = lookup
+        self.image_url = image_url or (lambda stem, cls, name, url: f"{stem}/{cls}-files/{name}")
+
+    def render_jinja(self, markdown: str, post: str, line_offset: int = 0,
+                     embeds: _Embeds | None = None) -> str:
+        """Render through a compiled Jinja template (statements, expressions, filters: everything)."""
+        embeds = embeds or _Embeds(self, post, "")
+        try:
+            code = self.env.compile(_indent_expressions(markdown), name=post, filename=post)
+        except jinja2.TemplateSyntaxError as exc:
+            raise EmbedError(f"{post}:{(exc.lineno or 0) + line_offset}: embed syntax error: {exc.message}"
+                             ) from exc
+        template = self.env.template_class.from_code(self.env, code, self.env.make_globals(None), None)
+        try:
+            return template.render(**embeds.functions(), _indent=indent)
+        except (GeneratorError, jinja2.TemplateError, TypeError, ValueError) as exc:
+            line = _template_line(exc, post)
+            raise _embed_error(exc, post, line + line_offset if line else None) from exc
+
+    def render(self, markdown: str, post: str, line_offset: int = 0, page_url: str = "") -> str:
+        """Render ``markdown`` (the post ``post``, whose Markdown starts after ``line_offset`` lines).
+
+        Pages whose tags are all comments and calls with literal arguments (nearly every post) are
+        rendered by a direct substitution that gives Jinja's output without compiling a template;
+        anything else goes through Jinja.
+        """
+        embeds = _Embeds(self, post, page_url)
+        tags = _literal_tags(markdown)
+        if tags is None:
+            return self.render_jinja(markdown, post, line_offset, embeds)
+        functions = embeds.functions()
+        out: list[str] = []
+        pos = 0
+        for tag in tags:
+            out.append(markdown[pos:tag.start])
+            pos = tag.end
+            if tag.call is None:
+                continue
+            name, args, kwargs = tag.call
+            try:
+                out.append(indent(functions[name](*args, **kwargs), tag.indent))
+            except (GeneratorError, TypeError, ValueError) as exc:
+                line = markdown.count("\n", 0, tag.start) + 1
+                raise _embed_error(exc, post, line + line_offset) from exc
+        out.append(markdown[pos:])
+        return "".join(out)
+
+
+def _embed_error(exc: BaseException, post: str, line: int | None) -> EmbedError:
+    where = f"{post}:{line}" if line else post
+    message = str(exc) if isinstance(exc, GeneratorError) else f"{type(exc).__name__}: {exc}"
+    return EmbedError(f"{where}: {message}")
+
+
+def indent(text: Any, prefix: str) -> str:
+    """Continue a multi-line embed at its tag's column, so a block stays inside a list item or admonition."""
+    return str(text).replace("\n", "\n" + prefix) if prefix else str(text)
+
+
+#: An expression tag preceded on its line by nothing but indentation.
+_INDENTED_TAG = re.compile(r"^([ \t]+)<%=(?![-+])(.*?)(?<![-+])%>", re.M | re.S)
+
+
+#: A ``<% raw %>…<% endraw %>`` region, whose tags are text.
+_RAW = re.compile(r"<%[-+]?\s*raw\s*[-+]?%>.*?<%[-+]?\s*endraw\s*[-+]?%>", re.S)
+
+
+def _indent_expressions(markdown: str) -> str:
+    """Wrap each indented expression tag in ``_indent`` for Jinja, as the direct substitution does.
+
+    Tags inside raw regions are text and stay as written. So does a tag whose body has unbalanced
+    quotes: it may hold a ``%>`` inside a string, which this scan cannot tell from the tag's end.
+    """
+    raw = [m.span() for m in _RAW.finditer(markdown)]
+
+    def wrap(m: re.Match[str]) -> str:
+        prefix, body = m.group(1), m.group(2)
+        if body.count('"') % 2 or body.count("'") % 2 or any(a <= m.start() < b for a, b in raw):
+            return m.group(0)
+        return f"{prefix}<%= _indent(({body}), {prefix!r}) %>"
+
+    return _INDENTED_TAG.sub(wrap, markdown)
+
+
+@dataclass(frozen=True)
+class _Tag:
+    start: int
+    end: int
+    call: tuple[str, tuple[Any, ...], dict[str, Any]] | None  # None: a comment
+    indent: str = ""  # the whitespace before the tag when nothing else precedes it on its line
+
+
+_TAG = re.compile(r"<%([=#]?)(.*?)%>", re.S)
+_FUNCTIONS = frozenset({"code", "output", "table", "chart", "value", "provenance"})
+
+
+def _literal_tags(text: str) -> list[_Tag] | None:
+    """The page's tags when each is a comment or a call of an embed function with literal arguments;
+    None when anything needs Jinja. Spans include the whitespace Jinja's lstrip/trim_blocks remove."""
+    if "\r" in text:
+        return None
+    tags: list[_Tag] = []
+    pos = 0
+    for m in _TAG.finditer(text):
+        if "<%" in text[pos:m.start()]:
+            return None  # an opening Jinja would see but this scan did not match
+        kind, body = m.group(1), m.group(2)
+        pos = m.end()
+        if body[:1] in ("-", "+") or body[-1:] in ("-", "+"):
+            return None  # whitespace control: leave it to Jinja
+        if kind == "#":
+            start, end = m.start(), m.end()
+            line_start = text.rfind("\n", 0, start) + 1
+            if not text[line_start:start].strip(" \t"):
+                start = line_start  # lstrip_blocks
+            if text.startswith("\n", end):
+                end += 1  # trim_blocks
+            tags.append(_Tag(start, end, None))
+            continue
+        if kind != "=":
+            return None
+        call = _literal_call(body)
+        if call is None:
+            return None
+        before = text[text.rfind("\n", 0, m.start()) + 1:m.start()]
+        tags.append(_Tag(m.start(), m.end(), call, before if not before.strip(" \t") else ""))
+    if "<%" in text[pos:]:
+        return None
+    return tags
+
+
+def _literal_call(body: str) -> tuple[str, tuple[Any, ...], dict[str, Any]] | None:
+    try:
+        node = ast.parse(body.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _FUNCTIONS):
+        return None
+    values = [*node.args, *(k.value for k in node.keywords)]
+    if any(not isinstance(v, ast.Constant) or not isinstance(v.value, (str, int, float)) for v in values):
+        return None
+    if any(k.arg is None for k in node.keywords):
+        return None
+    args = tuple(v.value for v in node.args)  # type: ignore[attr-defined]
+    kwargs = {k.arg: k.value.value for k in node.keywords}  # type: ignore[attr-defined]
+    return node.func.id, args, kwargs
+
+
+def _template_line(exc: BaseException, name: str) -> int | None:
+    """The template line Jinja mapped the failing frame to (it rewrites tracebacks to template lines)."""
+    line = None
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == name:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
+
+
+class _Embeds:
+    """The functions a post calls, bound to that post."""
+
+    def __init__(self, renderer: Renderer, post: str, page_url: str) -> None:
+        self.r = renderer
+        self.post = post
+        self.page_url = page_url
+
+    def functions(self) -> dict[str, Callable[..., str]]:
+        return {"code": self.code, "output": self.output, "table": self.table, "chart": self.chart,
+                "value": self.value, "provenance": self.provenance}
+
+    def _get(self, stem: str) -> Resolved:
+        if not isinstance(stem, str):
+            raise EmbedError(f"snippet name must be a string, not {stem!r}")
+        return self.r.lookup(stem, self.post)
+
+    def _result_cell(self, res: Resolved, cell: str) -> dict[str, Any] | None:
+        for c in (res.status.result or {}).get("cells", []):
+            if c["name"] == cell:
+                return c
+        return None
+
+    def _code_cell(self, res: Resolved, cell: str) -> Any:
+        found = res.snippet.cell(cell)
+        if found is None:
+            known = ", ".join(c.key for c in res.snippet.code_cells)
+            raise EmbedError(f"snippet '{res.snippet.stem}' has no code cell {cell!r} (cells: {known})")
+        if found.hide:
+            raise EmbedError(f"cell {cell!r} of snippet '{res.snippet.stem}' is marked hide=true")
+        return found
+
+    def code(self, snippet: str, cell: str) -> str:
+        """The cell's current source, highlighted."""
+        res = self._get(snippet)
+        found = self._code_cell(res, cell)
+        return _block(_fence(found.source, "python"), footer(res, f"{res.snippet.stem} · {found.key}"))
+
+    def output(self, snippet: str, cell: str) -> str:
+        """Everything the cell printed or displayed (its error too, for a raises=true cell)."""
+        res = self._get(snippet)
+        found = self._code_cell(res, cell)
+        if not res.show_outputs or res.status.result is None:
+            return _block(_placeholder(res, f"output of {res.snippet.stem} · {found.key}"), footer(res))
+        stored = self._result_cell(res, found.key)
+        if stored is None:
+            body = _placeholder(res, f"cell {found.key} is not in the stored result")
+        else:
+            parts = [self._one_output(res, out, found.key) for out in stored["outputs"]]
+            body = "\n\n".join(p for p in parts if p) or '<p class="snippet-empty">(no output)</p>'
+        return _block(body, footer(res))
+
+    def _one_output(self, res: Resolved, out: dict[str, Any], cell: str) -> str:
+        if out["type"] == "stream" and out.get("name") == "stderr":  # library warnings: kept, folded
+            return _folded("snippet-stderr", "stderr", out["text"].rstrip("\n"))
+        if out["type"] == "stream":
+            return _fence(out["text"].rstrip("\n"), "text")
+        if out["type"] == "error":
+            return _error(out)
+        data = out["data"]
+        for mime in ("image/png", "image/jpeg", "image/svg+xml", "image/gif"):
+            if mime in data:
+                url = self.r.image_url(res.snippet.stem, res.status.device_class, data[mime], self.page_url)
+                alt = html.escape(f"output of {res.snippet.stem} · {cell}")
+                return f'<p class="snippet-image"><img src="{html.escape(url)}" alt="{alt}"></p>'
+        if "text/html" in data:
+            return f'<div class="snippet-html">{sanitize_html(data["text/html"])}</div>'
+        if "text/markdown" in data:
+            return data["text/markdown"].replace("<", "&lt;")
+        if "text/plain" in data:
+            return _fence(data["text/plain"], "text")
+        return ""
+
+    def table(self, snippet: str, name: str, fmt: str = "") -> str:
+        """A recorded table as a Markdown table; ``fmt`` formats its numbers (default: as recorded)."""
+        res = self._get(snippet)
+        rec = self._record(res, "tables", name)
+        if rec is None:
+            return _block(_placeholder(res, f"table {res.snippet.stem} · {name}"), footer(res))
+        head = "| " + " | ".join(_cell_text(c, "") for c in rec["columns"]) + " |"
+        rule = "| " + " | ".join("---" for _ in rec["columns"]) + " |"
+        rows = ["| " + " | ".join(_cell_text(v, fmt) for v in row) + " |" for row in rec["rows"]]
+        caption = ""
+        if rec.get("caption"):
+            caption = f'<p class="snippet-caption">{html.escape(rec["caption"])}</p>\n\n'
+        return _block(caption + "\n".join([head, rule, *rows]), footer(res))
+
+    def chart(self, snippet: str, name: str) -> str:
+        """A recorded chart as inline SVG with its alt text as title and description."""
+        res = self._get(snippet)
+        rec = self._record(res, "charts", name)
+        if rec is None:
+            return _block(_placeholder(res, f"chart {res.snippet.stem} · {name}"), footer(res))
+        caption = f"<figcaption>{html.escape(rec['title'])}</figcaption>" if rec.get("title") else ""
+        return f'\n<figure class="snippet-chart">{charts.svg(rec)}{caption}</figure>\n\n{footer(res)}\n'
+
+    def value(self, snippet: str, name: str, fmt: str = "") -> str:
+        """A recorded value inline, formatted with ``fmt``; its provenance is the span's title."""
+        res = self._get(snippet)
+        rec = self._record(res, "values", name)
+        if rec is None:
+            label = html.escape(f"{res.snippet.stem}.{name}")
+            state = "off" if not res.show_outputs else res.status.state
+            return f'<span class="snippet-value snippet-{state}" title="{state}">[{label}]</span>'
+        try:
+            text = format(rec["value"], fmt)
+        except (ValueError, TypeError) as exc:
+            raise EmbedError(f"value '{name}' of snippet '{snippet}' ({rec['value']!r}) "
+                             f"cannot take format {fmt!r}: {exc}") from exc
+        if rec.get("unit"):
+            text = f"{text} {rec['unit']}"
+        title = provenance_line(res.status.result or {}, full=True)
+        classes = "snippet-value"
+        mark = ""
+        if res.status.state == "stale":
+            classes += " snippet-stale"
+            title = f"stale: {res.status.why} · {title}"
+            mark = '<sup class="snippet-stale-mark">stale</sup>'
+        return f'<span class="{classes}" title="{html.escape(title)}">{html.escape(text)}</span>{mark}'
+
+    def provenance(self, snippet: str) -> str:
+        """The snippet's provenance line on its own."""
+        return f"\n{footer(self._get(snippet))}\n"
+
+    def _record(self, res: Resolved, kind: str, name: str) -> dict[str, Any] | None:
+        """The named record; None when outputs are off or no result exists (placeholders then)."""
+        result = res.status.result
+        if result is None:
+            return None
+        records = result.get(kind, {})
+        if name not in records:
+            known = ", ".join(records) or "none"
+            raise EmbedError(f"snippet '{res.snippet.stem}' recorded no {kind[:-1]} {name!r} "
+                             f"({kind}: {known})")
+        return records[name] if res.show_outputs else None
+
+
+def provenance_line(result: dict[str, Any], full: bool = False) -> str:
+    """"NVIDIA H200 · torch 2.11.0 · 2026-12-01"; ``full`` adds every recorded detail."""
+    prov = result.get("provenance") or {}
+    gpu = prov.get("gpu")
+    if gpu:
+        where = gpu.get("name") or "GPU"
+    else:
+        cores = f" ({prov['cores']} cores)" if prov.get("cores") else ""
+        where = f"CPU {prov.get('cpu') or 'unknown'}{cores}"
+    parts = [where]
+    if prov.get("torch"):
+        parts.append(f"torch {prov['torch']}")
+    parts.append(str(prov.get("ran_at", ""))[:10])
+    if full:
+        if gpu:
+            parts += [f"CUDA {gpu.get('cuda')}", f"driver {gpu.get('driver')}", f"sm {gpu.get('capability')}"]
+        parts += [f"Python {prov.get('python')}", f"triton {prov.get('triton')}"]
+        if prov.get("git_commit"):
+            parts.append(f"commit {prov['git_commit'][:10]}" + (" (dirty)" if prov.get("git_dirty") else ""))
+        parts.append(f"ran {prov.get('ran_at')} for {prov.get('duration_s')} s")
+        parts.append(result.get("device_class", ""))
+    return " · ".join(p for p in parts if p)
+
+
+def footer(res: Resolved, what: str = "") -> str:
+    """The visible provenance line that ends every block embed (with a stale mark when stale)."""
+    status = res.status
+    lead = f"{html.escape(what)} · " if what else ""
+    if not res.show_outputs:
+        return f'<p class="snippet-provenance snippet-off">{lead}draft preview: outputs off</p>'
+    if status.result is None:
+        return f'<p class="snippet-provenance snippet-missing">{lead}no result yet</p>'
+    line = html.escape(provenance_line(status.result))
+    title = html.escape(provenance_line(status.result, full=True))
+    if status.state == "stale":
+        why = html.escape(status.why)
+        return (f'<p class="snippet-provenance snippet-stale" title="{title}">'
+                f'<strong class="snippet-stale-mark">stale</strong> ({why}) · {lead}{line}</p>')
+    return f'<p class="snippet-provenance" title="{title}">{lead}{line}</p>'
+
+
+def _placeholder(res: Resolved, what: str) -> str:
+    if not res.show_outputs:
+        text = f"{what}: not shown (exec_mode off)"
+    else:
+        text = f"{what}: missing result ({res.status.why})"
+    return f'<p class="snippet-placeholder">{html.escape(text)}</p>'
+
+
+def _block(body: str, foot: str) -> str:
+    return f"\n{body}\n\n{foot}\n"
+
+
+def _error(out: dict[str, Any]) -> str:
+    """The exception and its message up front; the frames (mostly library internals) folded away."""
+    summary = _fence(f"{out['ename']}: {out['evalue']}".rstrip(), "text")
+    return f'{summary}\n\n{_folded("snippet-traceback", "完整 traceback", out["traceback"])}'
+
+
+def _folded(css_class: str, label: str, text: str) -> str:
+    """Text kept on the page but closed by default (raw HTML: it needs no Markdown extension)."""
+    return (f'<details class="{css_class}"><summary>{html.escape(label)}</summary>'
+            f"<pre><code>{html.escape(text)}</code></pre></details>")
+
+
+def _fence(text: str, lang: str) -> str:
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    return f"{ticks}{lang}\n{text}\n{ticks}"
+
+
+def _cell_text(value: Any, fmt: str) -> str:
+    if value is None:
+        return ""
+    if fmt and isinstance(value, (int, float)) and not isinstance(value, bool):
+        try:
+            value = format(value, fmt)
+        except ValueError as exc:
+            raise EmbedError(f"table format {fmt!r} does not apply to {value!r}: {exc}") from exc
+    text = html.escape(str(value), quote=False)
+    return text.replace("|", "\\|").replace("\n", "<br>")
+
+
+def image_url(stem: str, device_class: str, name: str, page_url: str) -> str:
+    """URL of a copied result image (site/_snippets/...), relative to the page's URL."""
+    target = f"_snippets/{stem}/{device_class}-files/{name}"
+    base = page_url if page_url.endswith("/") or not page_url else posixpath.dirname(page_url) + "/"
+    return posixpath.relpath(target, base.rstrip("/") or ".")
+
+
+_ALLOWED_TAGS = {"table", "thead", "tbody", "tfoot", "tr", "th", "td", "caption", "b", "i", "em",
+                 "strong", "code", "pre", "p", "br", "span", "div", "ul", "ol", "li", "h1", "h2", "h3",
+                 "h4", "h5", "h6", "sub", "sup", "small", "hr"}
+_ALLOWED_ATTRS = {"class", "colspan", "rowspan", "align", "title"}
+_VOID = {"br", "hr"}
+
+
+class _Sanitizer(HTMLParser):
+    """Keep harmless structure (tables, emphasis); escape every other tag so it shows as text."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.out: list[str] = []
+        self.open: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in _ALLOWED_TAGS:
+            kept = "".join(f' {k}="{html.escape(v or "")}"' for k, v in attrs if k in _ALLOWED_ATTRS)
+            self.out.append(f"<{tag}{kept}>")
+            if tag not in _VOID:
+                self.open.append(tag)
+        else:
+            self.out.append(html.escape(self.get_starttag_text() or f"<{tag}>"))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in _ALLOWED_TAGS and tag in self.open:
+            while self.open:
+                top = self.open.pop()
+                self.out.append(f"</{top}>")
+                if top == tag:
+                    break
+        elif tag not in _VOID:
+            self.out.append(html.escape(f"</{tag}>"))
+
+    def handle_data(self, data: str) -> None:
+        self.out.append(html.escape(data, quote=False))
+
+    def result(self) -> str:
+        self.close()
+        return "".join(self.out) + "".join(f"</{t}>" for t in reversed(self.open))
+
+
+def sanitize_html(text: str) -> str:
+    """A snippet's HTML display reduced to safe tags; scripts, styles and handlers appear as text."""
+    parser = _Sanitizer()
+    parser.feed(text)
+    # Blank lines would end the raw HTML block in Markdown.
+    return re.sub(r"\n\s*\n", "\n", parser.result())

@@ -1,0 +1,143 @@
+"""The frozen results: one JSON file per snippet per device class, written atomically, behind a lock.
+
+Layout::
+
+    <results_dir>/<snippet stem>/<device class>.json
+    <results_dir>/<snippet stem>/<device class>-files/<sha256 prefix>.<ext>   (images)
+    <results_dir>/.lock
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from perfblog.core.fsio import atomic_write
+from perfblog.generator.errors import LockError, StoreError
+
+LOCK_NAME = ".lock"
+
+
+class Store:
+    """Reads and writes result files under ``root``; reads are cached by file mtime."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self._cache: dict[Path, tuple[int, dict[str, Any]]] = {}
+        self._holder: int | None = None  # the thread holding the lock through this store
+
+    def path(self, stem: str, device_class: str) -> Path:
+        return self.root / stem / f"{device_class}.json"
+
+    def files_dir(self, stem: str, device_class: str) -> Path:
+        return self.root / stem / f"{device_class}-files"
+
+    def load(self, stem: str, device_class: str) -> dict[str, Any] | None:
+        """The stored result, or None when there is none."""
+        return self._read(self.path(stem, device_class))
+
+    def results(self, stem: str) -> dict[str, dict[str, Any]]:
+        """Every stored result of a snippet, by device class."""
+        folder = self.root / stem
+        if not folder.is_dir():
+            return {}
+        found = {}
+        for path in sorted(folder.glob("*.json")):
+            result = self._read(path)
+            if result is not None:
+                found[path.stem] = result
+        return found
+
+    def stems(self) -> list[str]:
+        """Snippets that have any stored result."""
+        if not self.root.is_dir():
+            return []
+        return sorted(p.name for p in self.root.iterdir() if p.is_dir() and any(p.glob("*.json")))
+
+    def _read(self, path: Path) -> dict[str, Any] | None:
+        try:
+            mtime = path.stat().st_mtime_ns
+        except FileNotFoundError:
+            return None
+        cached = self._cache.get(path)
+        if cached and cached[0] == mtime:
+            return cached[1]
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise StoreError(f"{path}: unreadable result file: {exc}") from exc
+        if not isinstance(data, dict) or data.get("status") != "ok" or "key" not in data:
+            raise StoreError(f"{path}: not a result file (needs status 'ok' and a key)")
+        self._cache[path] = (mtime, data)
+        return data
+
+    def save(self, result: dict[str, Any], images: dict[str, bytes]) -> Path:
+        """Write a successful result and its images; the old result stays intact until the last rename."""
+        if result.get("status") != "ok":
+            raise StoreError("only successful results are stored")
+        try:
+            return self._save(result, images)
+        except OSError as exc:
+            raise StoreError(f"{self.root}: cannot write the result of {result['snippet']}: {exc}") from exc
+
+    def _save(self, result: dict[str, Any], images: dict[str, bytes]) -> Path:
+        stem, device_class = result["snippet"], result["device_class"]
+        files = self.files_dir(stem, device_class)
+        if images:
+            files.mkdir(parents=True, exist_ok=True)
+            for name, data in images.items():
+                atomic_write(files / name, data)
+        target = self.path(stem, device_class)
+        text = json.dumps(result, sort_keys=True, indent=1, ensure_ascii=False) + "\n"
+        atomic_write(target, text.encode("utf-8"))
+        # Images are content-addressed, so removing the ones the new result no longer uses is safe.
+        if files.is_dir():
+            for old in files.iterdir():
+                if old.name not in images:
+                    old.unlink()
+            if not any(files.iterdir()):
+                files.rmdir()
+        return target
+
+    @contextlib.contextmanager
+    def lock(self) -> Iterator[None]:
+        """Hold the store exclusively; a second holder fails at once instead of waiting.
+
+        Re-entrant for the thread that holds it, so `blog run` can hold the lock for the whole run while
+        each snippet's run takes it again; any other thread or process gets ``LockError``.
+        """
+        if self._holder == threading.get_ident():
+            yield
+            return
+        self.root.mkdir(parents=True, exist_ok=True)
+        path = self.root / LOCK_NAME
+        try:
+            handle = open(path, "a+")  # noqa: SIM115 - held for the duration of the context
+        except OSError as exc:
+            raise StoreError(f"{path}: cannot open the store's lock file: {exc}") from exc
+        try:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError as exc:
+                handle.seek(0)
+                holder = handle.read().strip() or "another process"
+                raise LockError(f"the results store {self.root} is locked by {holder} "
+                                f"(another `blog run` or build is executing snippets); try again when it ends"
+                                ) from exc
+            handle.seek(0)
+            handle.truncate()
+            handle.write(f"pid {os.getpid()}")
+            handle.flush()
+            self._holder = threading.get_ident()
+            try:
+                yield
+            finally:
+                self._holder = None
+        finally:
+            handle.close()

@@ -1,0 +1,242 @@
+"""Audit a folder of built HTML: read each page's facts, apply the rules, add the site-wide checks.
+
+Works on any static site, not only ours: it reads files, not MkDocs objects. Site-wide rules compare
+pages with each other (duplicate titles and descriptions) and with the site's robots.txt and
+sitemap.xml.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import lxml.html
+from lxml import etree
+
+from perfblog.seo import robots as robots_txt
+from perfblog.seo import sitemap, text
+from perfblog.seo.errors import AuditError, SitemapError
+from perfblog.seo.rules import CRAWLERS, ERROR, INFO, WARNING, Finding, PageFacts, page_findings
+
+PENALTY = {ERROR: 25, WARNING: 8, INFO: 2}  # points off 100 per finding; a page scores at least 0
+
+
+def score(findings: Iterable[Finding]) -> int:
+    """A page's score: 100 less each finding's penalty, never below 0 (the audit's and the panel's)."""
+    return max(0, 100 - sum(PENALTY[f.severity] for f in findings))
+
+_CONTENT_ROOTS = (
+    etree.XPath(
+        "//div[contains(@class, 'md-content') and contains(concat(' ', @class, ' '), ' md-content ')]"
+    ),
+    etree.XPath("//main"),
+    etree.XPath("//article"),
+    etree.XPath("//body"),
+)
+_NOT_TEXT = etree.XPath(
+    "descendant::*[self::nav or self::header[not(ancestor::article)] or self::footer or self::aside"
+    " or self::script or self::style or self::noscript or self::template or self::pre or self::code"
+    " or self::form or self::svg or contains(concat(' ', @class, ' '), ' headerlink ')]"
+)
+_META = etree.XPath("//head/meta[@name or @property]")
+_TITLE = etree.XPath("//head/title")
+_CANONICAL = etree.XPath("//head/link[@rel='canonical']/@href")
+_JSONLD = etree.XPath("//script[@type='application/ld+json']")
+_H1 = etree.XPath("//body//h1")
+_IMAGES = etree.XPath("//body//img")
+_ANCHORS = etree.XPath("//body//a[@href]")
+_CONTENT_HREFS = etree.XPath(".//a/@href")
+_H2 = etree.XPath(".//h2")
+_PARAGRAPHS = etree.XPath(".//p")
+
+
+@dataclass
+class PageResult:
+    """One audited page: its findings and score, plus what site-wide rules compare."""
+
+    page: str
+    title: str | None
+    description: str | None
+    canonical: str | None
+    noindex: bool
+    is_post: bool
+    words: int
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def score(self) -> int:
+        return score(self.findings)
+
+
+@dataclass
+class AuditReport:
+    """All pages audited and every finding, in page order."""
+
+    pages: list[PageResult]
+    site_findings: list[Finding] = field(default_factory=list)  # about robots.txt or sitemap.xml themselves
+
+    @property
+    def findings(self) -> list[Finding]:
+        return [f for p in self.pages for f in p.findings] + self.site_findings
+
+    @property
+    def has_errors(self) -> bool:
+        return any(f.severity == ERROR for f in self.findings)
+
+    def to_json(self) -> str:
+        """The contract: {"pages": N, "findings": [{"page", "rule", "severity", "message"}]}."""
+        return json.dumps(
+            {"pages": len(self.pages), "findings": [f.as_dict() for f in self.findings]},
+            ensure_ascii=False,
+            indent=2,
+        )
+
+
+def _text(element: etree._Element) -> str:
+    return " ".join(element.text_content().split())
+
+
+def _decoded(html: bytes) -> str | bytes:
+    """UTF-8 text when the bytes are UTF-8 (lxml would guess Latin-1 for a page without a charset);
+    otherwise the bytes, for lxml to decode by the page's own declaration."""
+    try:
+        text = html.decode("utf-8")
+    except UnicodeDecodeError:
+        return html
+    return html if text.lstrip().startswith("<?xml") else text  # lxml refuses str with a declaration
+
+
+def read_page(html: bytes, page: str) -> PageFacts:
+    """Extract what the rules need from one page's HTML; `page` is its path relative to the site."""
+    try:
+        doc = lxml.html.document_fromstring(_decoded(html))
+    except (etree.ParserError, ValueError) as exc:
+        raise AuditError(f"{page}: cannot parse HTML: {exc}") from exc
+    facts = PageFacts(page=page, lang=(doc.get("lang") or "").strip() or None)
+    titles = _TITLE(doc)
+    facts.title = _text(titles[0]) if titles else None
+    for meta in _META(doc):
+        name = (meta.get("name") or meta.get("property") or "").strip().lower()
+        content = (meta.get("content") or "").strip()
+        if name == "description":
+            facts.description = content
+        elif name == "keywords":
+            facts.keywords = [k.strip() for k in content.replace("，", ",").split(",") if k.strip()]
+        elif name == "robots":
+            facts.robots = content.lower()
+        elif name in ("googlebot", "baiduspider", "bingbot"):
+            facts.bot_robots[name] = content.lower()
+        elif name.startswith("og:"):
+            facts.og[name] = content
+    canonical = _CANONICAL(doc)
+    facts.canonical = canonical[0].strip() if canonical else None
+    facts.jsonld = [s.text or "" for s in _JSONLD(doc)]
+    facts.h1 = [_text(h) for h in _H1(doc)]
+    facts.images = [(img.get("src", ""), img.get("alt")) for img in _IMAGES(doc)]
+    facts.anchors = [(a.get("href"), _text(a)) for a in _ANCHORS(doc)]
+    root = next((found[0] for xp in _CONTENT_ROOTS if (found := xp(doc))), doc)  # bodiless: the page
+    for element in _NOT_TEXT(root):
+        if element.getparent() is not None:
+            element.drop_tree()
+    facts.content_links = [h for h in _CONTENT_HREFS(root) if not h.startswith("#")]
+    facts.h2 = [_text(h) for h in _H2(root)]
+    facts.intro = next((t for p in _PARAGRAPHS(root) if (t := _text(p))), "")
+    facts.body = _text(root)
+    if facts.is_post:  # segmentation is the costly part; only posts need a word count
+        facts.words = text.default_segmenter().word_count(facts.body)
+    return facts
+
+
+def _url_path(rel: str) -> str:
+    """The URL path a file is served at, relative to the site root: a/index.html -> a/."""
+    return rel.removesuffix("index.html")
+
+
+def iter_pages(site_dir: Path) -> Iterator[tuple[str, bytes]]:
+    """(relative path, bytes) of each HTML document under `site_dir`, sorted; skips files without <html>."""
+    for path in sorted(site_dir.rglob("*.html")):
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise AuditError(f"{path}: cannot read it: {exc.strerror or exc}") from exc
+        if b"<html" in data[:4096].lower():
+            yield path.relative_to(site_dir).as_posix(), data
+
+
+def audit_site(site_dir: Path) -> AuditReport:
+    """Audit every page under `site_dir`."""
+    if not site_dir.is_dir():
+        raise AuditError(f"{site_dir}: not a folder of built HTML")
+    robots = robots_txt.read(site_dir)
+    pages: list[PageResult] = []
+    for rel, html in iter_pages(site_dir):
+        facts = read_page(html, rel)
+        findings = list(page_findings(facts))
+        if robots and not facts.noindex:
+            findings.extend(_robots_findings(facts, robots))
+        pages.append(
+            PageResult(
+                rel, facts.title, facts.description, facts.canonical, facts.noindex, facts.is_post,
+                facts.words, findings,
+            )
+        )  # fmt: skip
+    report = AuditReport(pages)
+    _duplicates(pages, "title", "title-duplicate", ERROR)
+    _duplicates(pages, "description", "description-duplicate", WARNING)
+    try:
+        _noindex_in_sitemap(pages, site_dir)
+    except SitemapError as exc:
+        report.site_findings.append(Finding("sitemap.xml", "sitemap-invalid", ERROR, str(exc)))
+    if robots:
+        report.site_findings.extend(
+            Finding("robots.txt", "robots-txt-invalid", ERROR, message) for message in robots.errors
+        )
+    return report
+
+
+def _robots_findings(facts: PageFacts, robots: robots_txt.Robots) -> Iterable[Finding]:
+    path = urlsplit(facts.canonical).path if facts.canonical else "/" + _url_path(facts.page)
+    blocked = [agent for agent in CRAWLERS if not robots.allowed(agent, path or "/")]
+    if blocked:
+        yield Finding(
+            facts.page,
+            "robots-blocks-crawler",
+            ERROR,
+            f"robots.txt disallows {path} for {', '.join(blocked)}",
+        )
+
+
+def _duplicates(pages: list[PageResult], attr: str, rule: str, severity: str) -> None:
+    groups: dict[str, list[PageResult]] = defaultdict(list)
+    for page in pages:
+        value = getattr(page, attr)
+        if value and not page.noindex:
+            groups[text.normalize(value)].append(page)
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+        for page in group:
+            others = ", ".join(o.page for o in group if o is not page)
+            page.findings.append(Finding(page.page, rule, severity, f"same {attr} as {others}"))
+
+
+def _noindex_in_sitemap(pages: list[PageResult], site_dir: Path) -> None:
+    noindex = [p for p in pages if p.noindex]
+    if not noindex:
+        return
+    listed: set[str] = set()
+    suffixes: set[str] = set()
+    for loc in sitemap.locs(site_dir):
+        listed.add(loc)
+        segments = urlsplit(loc).path.lstrip("/").split("/")
+        suffixes.update("/".join(segments[i:]) for i in range(len(segments)))
+    for page in noindex:
+        url_path = _url_path(page.page)
+        if page.canonical in listed or (url_path and url_path in suffixes):
+            page.findings.append(
+                Finding(page.page, "noindex-in-sitemap", ERROR, "page says noindex but sitemap.xml lists it")
+            )

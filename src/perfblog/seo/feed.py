@@ -1,0 +1,58 @@
+"""An Atom feed (RFC 4287) of the posts, newest first: readers and engines discover new posts from it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from lxml import etree
+
+from perfblog.seo.sitemap import w3c
+
+ATOM = "http://www.w3.org/2005/Atom"
+FEED_NAME = "feed.xml"
+
+
+@dataclass(frozen=True)
+class Entry:
+    title: str
+    url: str
+    summary: str
+    published: datetime
+    updated: datetime | None = None
+
+
+def write(
+    entries: Iterable[Entry],
+    path: Path,
+    *,
+    title: str,
+    site_url: str,
+    author: str,
+    lang: str,
+    limit: int = 50,
+) -> None:
+    """Write the feed; lxml escapes every value."""
+    posts = sorted(entries, key=lambda e: e.published, reverse=True)[:limit]
+    feed = etree.Element(f"{{{ATOM}}}feed", nsmap={None: ATOM})
+    feed.set("{http://www.w3.org/XML/1998/namespace}lang", lang)
+    etree.SubElement(feed, f"{{{ATOM}}}title").text = title
+    etree.SubElement(feed, f"{{{ATOM}}}id").text = site_url
+    etree.SubElement(feed, f"{{{ATOM}}}link", href=site_url)
+    etree.SubElement(
+        feed, f"{{{ATOM}}}link", href=site_url + FEED_NAME, rel="self", type="application/atom+xml"
+    )
+    newest = max((e.updated or e.published for e in posts), default=datetime.now(UTC))
+    etree.SubElement(feed, f"{{{ATOM}}}updated").text = w3c(newest)
+    etree.SubElement(etree.SubElement(feed, f"{{{ATOM}}}author"), f"{{{ATOM}}}name").text = author
+    for post in posts:
+        entry = etree.SubElement(feed, f"{{{ATOM}}}entry")
+        etree.SubElement(entry, f"{{{ATOM}}}title").text = post.title
+        etree.SubElement(entry, f"{{{ATOM}}}id").text = post.url
+        etree.SubElement(entry, f"{{{ATOM}}}link", href=post.url)
+        etree.SubElement(entry, f"{{{ATOM}}}published").text = w3c(post.published)
+        etree.SubElement(entry, f"{{{ATOM}}}updated").text = w3c(post.updated or post.published)
+        etree.SubElement(entry, f"{{{ATOM}}}summary").text = post.summary
+    path.write_bytes(etree.tostring(feed, xml_declaration=True, encoding="UTF-8", pretty_print=True))

@@ -1,0 +1,247 @@
+"""What `mkdocs serve` adds to a post for its author: the draft banner and the SEO panel.
+
+The panel lists the page's audit findings, grouped by topic (title, description, keyphrase density,
+placement, images, links, length, the rest), each topic with a good / info / warn / error state and
+what was measured. It reads the rendered page with the audit's own reader and applies the audit's
+own rules (`perfblog.seo.audit.read_page`, `perfblog.seo.rules.page_findings`), so the panel and
+`blog seo audit` never disagree. A draft is audited as it will be once published: its draft-only
+`noindex` is ignored.
+
+Only the plugin, and only when the command is `serve`, calls this module; `mkdocs build` output never
+carries a banner or a panel.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from html import escape
+
+from perfblog.seo import rules, text
+from perfblog.seo.audit import read_page, score
+from perfblog.seo.rules import ERROR, INFO, WARNING, Finding, PageFacts
+
+GOOD = "good"
+STATES = {GOOD: ("✓", "良好"), INFO: ("i", "提示"), WARNING: ("!", "注意"), ERROR: ("✗", "错误")}
+_RANK = {GOOD: 0, INFO: 1, WARNING: 2, ERROR: 3}
+
+#: Topic id, heading, and the rule-id prefixes it gathers; the last topic takes every other rule.
+TOPICS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("title", "标题", ("title-",)),
+    ("description", "描述", ("description-",)),
+    ("density", "关键词密度", ("keyword-density-",)),
+    ("placement", "关键词位置", ("keyword-missing-", "keywords-meta-")),
+    ("images", "图片 alt", ("image-",)),
+    ("links", "链接", ("link-", "internal-links-", "outbound-links-")),
+    ("length", "篇幅", ("content-",)),
+    ("other", "其他", ()),
+)
+
+_ARTICLE = re.compile(r"<article\b[^>]*>", re.IGNORECASE)
+_BODY = re.compile(r"<body\b[^>]*>", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Topic:
+    """One line of the panel: a topic, its state, what was measured, and the findings behind it."""
+
+    id: str
+    heading: str
+    state: str
+    measure: str
+    findings: tuple[Finding, ...]
+
+
+@dataclass(frozen=True)
+class Panel:
+    """The panel of one page: its topics and the audit score of the same findings."""
+
+    page: str
+    topics: tuple[Topic, ...]
+    facts: PageFacts
+
+    @property
+    def findings(self) -> list[Finding]:
+        return [f for t in self.topics for f in t.findings]
+
+    @property
+    def score(self) -> int:
+        return score(self.findings)
+
+    @property
+    def state(self) -> str:
+        return _worst(t.state for t in self.topics)
+
+
+def audit_page(html: str, page: str, *, draft: bool) -> Panel:
+    """Audit one rendered page with the audit's rules; ``page`` is its path in the site."""
+    facts = read_page(html.encode("utf-8"), page)
+    if draft:  # the noindex comes from the draft status and leaves with it
+        facts.robots = ""
+    findings = list(rules.page_findings(facts))
+    grouped: dict[str, list[Finding]] = {topic_id: [] for topic_id, _, _ in TOPICS}
+    for finding in findings:
+        grouped[_topic_of(finding.rule)].append(finding)
+    topics = tuple(
+        Topic(
+            topic_id,
+            heading,
+            _worst(f.severity for f in grouped[topic_id]),
+            _measure(topic_id, facts),
+            tuple(grouped[topic_id]),
+        )
+        for topic_id, heading, _ in TOPICS
+    )
+    return Panel(page, topics, facts)
+
+
+def decorate(html: str, page: str, *, draft: bool, post: bool) -> str:
+    """The served page with the draft banner (drafts) and the SEO panel (posts) at the top of the article."""
+    parts = []
+    if draft:
+        parts.append(banner_html())
+    if post:
+        parts.append(panel_html(audit_page(html, page, draft=draft)))
+    return _insert(html, "".join(parts)) if parts else html
+
+
+def banner_html() -> str:
+    """The draft banner: this page is a preview that `mkdocs build` leaves out."""
+    return (
+        '<div class="blog-draft-banner" role="status" data-blog-draft>'
+        "<strong>草稿</strong> · 仅在 <code>mkdocs serve</code> 预览中可见："
+        "<code>mkdocs build</code> 不会发布它，也不会写进 sitemap、订阅源或提交给搜索引擎。"
+        "发布时删除 front matter 中的 <code>draft: true</code>。</div>"
+    )
+
+
+def panel_html(panel: Panel) -> str:
+    """The panel as an `<aside>` (which the audit's text extraction skips), styled inline."""
+    mark, label = STATES[panel.state]
+    rows = "".join(_row(topic) for topic in panel.topics)
+    return (
+        f'{_STYLE}<aside class="blog-seo-panel" data-state="{panel.state}" data-score="{panel.score}" '
+        f'aria-label="SEO 检查"><details open><summary>SEO 检查 · {panel.score} 分 · '
+        f'<span class="blog-seo-state" data-state="{panel.state}">{mark} {label}</span>'
+        f"<small>（与 <code>blog seo audit</code> 相同的规则；只在 serve 中显示）</small></summary>"
+        f"{_serp(panel.facts)}<table><tbody>{rows}</tbody></table></details></aside>"
+    )
+
+
+def _row(topic: Topic) -> str:
+    mark, label = STATES[topic.state]
+    items = "".join(
+        f'<li data-rule="{escape(f.rule)}" data-severity="{escape(f.severity)}">'
+        f"<code>{escape(f.rule)}</code> {escape(f.message)}</li>"
+        for f in topic.findings
+    )
+    details = f"<ul>{items}</ul>" if items else ""
+    return (
+        f'<tr data-topic="{topic.id}" data-state="{topic.state}">'
+        f'<td class="blog-seo-state" data-state="{topic.state}">{mark} {label}</td>'
+        f"<th>{escape(topic.heading)}</th><td>{escape(topic.measure)}{details}</td></tr>"
+    )
+
+
+def _serp(facts: PageFacts) -> str:
+    """A search-result preview: title and description cut where Google and Baidu cut them."""
+    title = _cut(facts.title or "", rules.TITLE_MAX_WIDTH)
+    description = _cut(facts.description or "", rules.DESCRIPTION_MAX_WIDTH)
+    return (
+        '<div class="blog-seo-serp" data-serp>'
+        f'<div class="blog-seo-serp-title">{escape(title)}</div>'
+        f'<div class="blog-seo-serp-url">{escape(facts.canonical or facts.page)}</div>'
+        f'<div class="blog-seo-serp-description">{escape(description)}</div>'
+        f"<small>搜索结果预览：标题在 {rules.TITLE_MAX_WIDTH} 单位（Google 约 600 px、"
+        f"百度约 30 个汉字）处截断，描述在 {rules.DESCRIPTION_MAX_WIDTH} 单位（约 80 个汉字）处截断；"
+        "一个汉字算 2 个单位。</small></div>"
+    )
+
+
+def _measure(topic_id: str, p: PageFacts) -> str:
+    """What the topic measured, in the units the rules use."""
+    phrase = p.keyphrase
+    if topic_id == "title":
+        return f"{text.display_width(p.title or '')} / {rules.TITLE_MAX_WIDTH} 单位"
+    if topic_id == "description":
+        width = text.display_width(p.description or "")
+        return f"{width} 单位（宜 {rules.DESCRIPTION_MIN_WIDTH}–{rules.DESCRIPTION_MAX_WIDTH}）"
+    if topic_id == "density":
+        if not phrase:
+            return "没有焦点关键词（front matter 的 keywords 第一项）"
+        hits = text.count_occurrences(p.body, phrase)
+        if p.words < rules.DENSITY_MIN_WORDS:
+            return f"「{phrase}」出现 {hits} 次；正文 {p.words} 词，少于 {rules.DENSITY_MIN_WORDS} 词不计密度"
+        density = 100.0 * hits / p.words
+        return (
+            f"「{phrase}」{hits} 次 / {p.words} 词 = {density:.2f}%"
+            f"（宜 {rules.DENSITY_LOW}–{rules.DENSITY_HIGH}%）"
+        )
+    if topic_id == "placement":
+        if not phrase:
+            return "没有焦点关键词"
+        places = {"标题": p.title or "", "描述": p.description or "", "首段": p.intro}
+        found = [name for name, where in places.items() if text.contains(where, phrase)]
+        if any(text.contains(h, phrase) for h in p.h2):
+            found.append("H2")
+        return f"「{phrase}」在：{'、'.join(found) or '无'}"
+    if topic_id == "images":
+        missing = sum(1 for _, alt in p.images if alt is None)
+        return f"{len(p.images)} 张图片，{missing} 张缺 alt"
+    if topic_id == "links":
+        return f"正文 {len(p.content_links)} 个链接"
+    if topic_id == "length":
+        return f"{p.words} 词（宜 ≥ {rules.CONTENT_MIN_WORDS}）"
+    return "canonical、lang、H1、Open Graph、JSON-LD、robots"
+
+
+def _topic_of(rule: str) -> str:
+    for topic_id, _, prefixes in TOPICS:
+        if any(rule.startswith(prefix) for prefix in prefixes):
+            return topic_id
+    return TOPICS[-1][0]
+
+
+def _worst(states: Iterable[str]) -> str:
+    return max(states, key=_RANK.__getitem__, default=GOOD)
+
+
+def _cut(value: str, width: int) -> str:
+    """``value`` cut to ``width`` display units, with an ellipsis where it was cut."""
+    if text.display_width(value) <= width:
+        return value
+    out, used = "", 0
+    for char in value:
+        used += text.display_width(char)
+        if used > width - 1:
+            break
+        out += char
+    return out + "…"
+
+
+def _insert(html: str, fragment: str) -> str:
+    """Put ``fragment`` first in the article (Material), else first in the body."""
+    anchor = _ARTICLE.search(html) or _BODY.search(html)
+    if anchor is None:
+        return fragment + html
+    return html[: anchor.end()] + fragment + html[anchor.end() :]
+
+
+_STYLE = """<style>
+.blog-draft-banner{margin:0 0 1em;padding:.6em 1em;border-left:.3em solid #e65100;background:#fff3e0;
+color:#4e2600;font-size:.8rem}
+.blog-seo-panel{margin:0 0 1.5em;font-size:.7rem}
+.blog-seo-panel details{border:1px solid #bbb;border-radius:.2rem;background:#fafafa;color:#222}
+.blog-seo-panel summary{padding:.5em .8em;cursor:pointer;font-weight:bold}
+.blog-seo-panel summary small{font-weight:normal;margin-left:.5em;color:#666}
+.blog-seo-panel table{margin:0;font-size:.7rem;display:table;width:100%}
+.blog-seo-panel th{white-space:nowrap;text-align:left}
+.blog-seo-panel ul{margin:.2em 0 0;padding-left:1.2em}
+.blog-seo-state{white-space:nowrap;font-weight:bold}
+.blog-seo-state[data-state=good]{color:#1b5e20}.blog-seo-state[data-state=info]{color:#0d47a1}
+.blog-seo-state[data-state=warning]{color:#e65100}.blog-seo-state[data-state=error]{color:#b71c1c}
+.blog-seo-serp{padding:.5em .8em;border-top:1px solid #ddd;font-family:arial,sans-serif}
+.blog-seo-serp-title{color:#1a0dab;font-size:.9rem}.blog-seo-serp-url{color:#006621}
+.blog-seo-serp-description{color:#545454}
+</style>"""

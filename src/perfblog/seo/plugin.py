@@ -1,0 +1,144 @@
+"""MkDocs plugin `seo`: hooks that hand each step to the module that does it."""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+from pathlib import Path
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin
+from mkdocs.structure.pages import Page
+
+from perfblog.core import project
+from perfblog.seo import audit, feed, indexnow_key, meta, pages, panel, robots, sitemap
+from perfblog.seo.config import SeoConfig
+from perfblog.seo.errors import SeoError
+from perfblog.seo.rules import ERROR, WARNING
+
+log = logging.getLogger("mkdocs.plugins.seo")
+
+
+class SeoPlugin(BasePlugin[SeoConfig]):
+    """Head tags on every page; sitemaps, robots.txt, feed and the audit after the build."""
+
+    serving = False  # until on_startup says the command is `serve`
+
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        self.serving = command == "serve"  # only `serve` shows the draft banner and the SEO panel
+
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
+        if not config.site_url:
+            raise PluginError("seo: set site_url in mkdocs.yml; canonical URLs and sitemaps need it")
+        url = project.normalise_url(config.site_url)
+        layout = project.layout(config)  # the snippets plugin's folders: their history dates the posts
+        verification = {
+            name: value
+            for name, value in (
+                ("baidu-site-verification", self.config.seo_baidu_verification),
+                ("google-site-verification", self.config.seo_google_verification),
+            )
+            if value
+        }
+        self.site = pages.Site(
+            url=url,
+            name=config.site_name,
+            description=config.site_description or config.site_name,
+            author=self.config.seo_author or config.site_author or config.site_name,
+            lang=self.config.seo_lang,
+            repo=layout.root,
+            snippets_dir=layout.snippets_dir,
+            results_dir=layout.results_dir,
+            default_image=self.config.seo_default_image,
+            verification=verification,
+            feed=url + feed.FEED_NAME if self.config.seo_feed else None,
+        )
+        return config
+
+    def on_pre_build(self, config: MkDocsConfig) -> None:
+        self.records: list[pages.SitePage] = []
+
+    def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
+        try:
+            record = pages.describe(page, self.site)
+        except SeoError as exc:
+            raise PluginError(f"seo: {exc}") from exc
+        self.records.append(record)
+        output = meta.inject(output, record.head)
+        if self.serving:
+            output = panel.decorate(
+                output, page.file.dest_uri, draft=bool(page.meta.get("draft")), post=record.is_post
+            )
+        return output
+
+    def on_post_template(self, output_content: str, template_name: str, config: MkDocsConfig) -> str:
+        if template_name == "404.html":  # an error page is never worth indexing
+            page = meta.set_lang(output_content, self.site.lang)
+            return page.replace("</head>", '<meta name="robots" content="noindex">\n</head>', 1)
+        return output_content
+
+    def on_post_build(self, config: MkDocsConfig) -> None:
+        site_dir = Path(config.site_dir)
+        try:
+            if self.config.seo_sitemap:
+                self._write_sitemaps(site_dir)
+            if self.config.seo_feed:
+                self._write_feed(site_dir)
+            indexnow_key.write_key_file(site_dir, self.site.repo / self.config.seo_indexnow_key_file)
+            if self.config.seo_audit:
+                self._audit(site_dir)
+        except SeoError as exc:
+            raise PluginError(f"seo: {exc}") from exc
+        except OSError as exc:  # sitemaps, robots.txt, the feed and the key file are written into site_dir
+            raise PluginError(f"seo: cannot write into {site_dir}: {exc}") from exc
+
+    def _write_sitemaps(self, site_dir: Path) -> None:
+        dated = {r.head.canonical: r.head.modified for r in self.records if r.head.modified}
+
+        def newest(record: pages.SitePage) -> datetime | None:
+            """A view is as new as the newest post it lists."""
+            moments = [record.head.modified, *(dated.get(url) for url in record.post_urls)]
+            return max((m for m in moments if m), default=None)
+
+        urls = (sitemap.Url(r.head.canonical, newest(r)) for r in self.records if not r.head.noindex)
+        written = sitemap.write(urls, site_dir, self.site.url, self.config.seo_sitemap_max_urls)
+        for loc in written.left_out:  # a warning, so `mkdocs build --strict` makes the author shorten it
+            log.warning(
+                "seo: left out of the sitemap: %s is %d bytes, over Baidu's %d; shorten its slug",
+                loc, sitemap.loc_bytes(loc), sitemap.MAX_LOC_BYTES,
+            )  # fmt: skip
+        existing = site_dir / "robots.txt"  # the author's own, copied from docs_dir, is kept
+        current = existing.read_text(encoding="utf-8") if existing.is_file() else None
+        existing.write_text(robots.render([written.url], current), encoding="utf-8")
+
+    def _write_feed(self, site_dir: Path) -> None:
+        entries = [
+            feed.Entry(h.headline, h.canonical, h.description, h.published, h.modified)
+            for h in (r.head for r in self.records if r.is_post)
+            if not h.noindex and h.published
+        ]
+        feed.write(
+            entries, site_dir / feed.FEED_NAME, title=self.site.name, site_url=self.site.url,
+            author=self.site.author, lang=self.site.lang,
+        )  # fmt: skip
+
+    def _audit(self, site_dir: Path) -> None:
+        """Errors are logged as warnings, so `mkdocs build --strict` fails on them; warnings as info."""
+        report = audit.audit_site(site_dir)
+        for finding in report.findings:
+            line = f"{finding.page}: {finding.rule}: {finding.message}"
+            if finding.severity == ERROR:
+                log.warning("SEO error %s", line)
+            elif finding.severity == WARNING:
+                log.info("SEO warning %s", line)
+            else:
+                log.debug("SEO info %s", line)
+        errors = sum(f.severity == ERROR for f in report.findings)
+        log.info(
+            "SEO audit: %d pages, %d errors, %d findings in all (blog seo audit %s)",
+            len(report.pages),
+            errors,
+            len(report.findings),
+            site_dir,
+        )
