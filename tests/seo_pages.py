@@ -3,7 +3,9 @@
 `tests/fixtures/seo/post.html` is a clean post (the audit finds nothing in it). Each row of `BROKEN`
 names a rule and the smallest edit of that post that should make the audit report it, so a test
 reads "this defect yields this rule id". `write_site` lays the pages out as a built site, one folder
-per rule, with the robots.txt and sitemap.xml the site-wide rules read.
+per rule, with the robots.txt and sitemap.xml the site-wide rules read. Rules about robots.txt and
+sitemap.xml themselves have a row in `BROKEN_FILES`: a site of the clean post with that file broken.
+Every registered rule has exactly one of these rows (a test checks it both ways).
 
 To look at them with the real command:
 
@@ -161,6 +163,28 @@ Disallow: /robots-blocks-crawler/{FILE}
 
 Sitemap: {SITE}sitemap.xml
 """
+
+
+@dataclass(frozen=True)
+class BrokenFile:
+    """A site-wide file (robots.txt, sitemap.xml) whose content breaks `rule`."""
+
+    rule: str
+    name: str
+    content: str
+
+    def write_site(self, root: Path) -> Path:
+        """The clean post, published with this broken file."""
+        (root / "clean").mkdir(parents=True)
+        (root / "clean" / FILE).write_text(page("clean"), encoding="utf-8")
+        (root / self.name).write_text(self.content, encoding="utf-8")
+        return root
+
+
+BROKEN_FILES = (
+    BrokenFile("robots-txt-invalid", "robots.txt", "User-agent: *\nDisalow: /drafts/\n"),
+    BrokenFile("sitemap-invalid", "sitemap.xml", f"<urlset><url><loc>{SITE}clean/{FILE}</loc></url>\n"),
+)
 
 
 def at(path: str) -> Broken:

@@ -11,16 +11,7 @@ import seo_pages
 
 from perfblog.seo import cli, robots
 from perfblog.seo.audit import audit_site
-from perfblog.seo.rules import ERROR, PageFacts, check_keywords
-
-REQUIRED_RULES = {
-    "title-missing", "title-too-long", "title-duplicate", "description-missing", "description-too-short",
-    "description-too-long", "description-duplicate", "keyword-density-low", "keyword-density-high",
-    "keyword-missing-title", "keyword-missing-description", "keyword-missing-intro", "keywords-meta-stuffed",
-    "canonical-missing", "canonical-not-absolute", "lang-missing", "h1-missing", "h1-multiple",
-    "image-alt-missing", "link-text-generic", "link-empty-href", "internal-links-none", "outbound-links-none",
-    "content-too-thin", "noindex-in-sitemap", "jsonld-invalid", "og-missing", "robots-blocks-crawler",
-}  # fmt: skip
+from perfblog.seo.rules import ERROR, RULES, PageFacts, check_keywords
 
 
 @pytest.fixture(scope="module")
@@ -47,14 +38,23 @@ def _run(argv: list[str]) -> int:
     return args.handler(args)
 
 
-def test_there_is_a_broken_page_for_every_required_rule():
-    assert {page.rule for page in seo_pages.BROKEN} >= REQUIRED_RULES
+def test_every_registered_rule_has_a_broken_fixture_and_every_fixture_a_registered_rule():
+    pages = [page.rule for page in seo_pages.BROKEN if page.rule != "clean"]
+    files = [broken.rule for broken in seo_pages.BROKEN_FILES]
+    assert set(pages) | set(files) == set(RULES.ids())
+    assert not set(pages) & set(files)
 
 
 @pytest.mark.parametrize("page", [page.path for page in seo_pages.BROKEN])
 def test_each_broken_page_yields_exactly_its_rule_and_the_clean_page_none(report, page):
     found = {f.rule for f in report.findings if f.page == page}
     assert found == seo_pages.expected(page)
+
+
+@pytest.mark.parametrize("broken", seo_pages.BROKEN_FILES, ids=lambda b: b.rule)
+def test_each_broken_site_file_yields_exactly_its_rule(tmp_path, broken):
+    report = audit_site(broken.write_site(tmp_path))
+    assert {(f.page, f.rule) for f in report.findings} == {(broken.name, broken.rule)}
 
 
 def test_density_high_above_four_percent_is_an_error_and_low_a_warning(report):

@@ -18,16 +18,16 @@ import lxml.html
 from lxml import etree
 
 from perfblog.seo import robots as robots_txt
-from perfblog.seo import sitemap, text
+from perfblog.seo import rules, sitemap, text
 from perfblog.seo.errors import AuditError, SitemapError
-from perfblog.seo.rules import CRAWLERS, ERROR, INFO, WARNING, Finding, PageFacts, page_findings
-
-PENALTY = {ERROR: 25, WARNING: 8, INFO: 2}  # points off 100 per finding; a page scores at least 0
+from perfblog.seo.registry import Finding, Rule, Severity
+from perfblog.seo.rules import CRAWLERS, PageFacts, page_findings
 
 
 def score(findings: Iterable[Finding]) -> int:
     """A page's score: 100 less each finding's penalty, never below 0 (the audit's and the panel's)."""
-    return max(0, 100 - sum(PENALTY[f.severity] for f in findings))
+    return max(0, 100 - sum(f.severity.penalty for f in findings))
+
 
 _CONTENT_ROOTS = (
     etree.XPath(
@@ -85,7 +85,7 @@ class AuditReport:
 
     @property
     def has_errors(self) -> bool:
-        return any(f.severity == ERROR for f in self.findings)
+        return any(f.severity is Severity.ERROR for f in self.findings)
 
     def to_json(self) -> str:
         """The contract: {"pages": N, "findings": [{"page", "rule", "severity", "message"}]}."""
@@ -185,16 +185,14 @@ def audit_site(site_dir: Path) -> AuditReport:
             )
         )  # fmt: skip
     report = AuditReport(pages)
-    _duplicates(pages, "title", "title-duplicate", ERROR)
-    _duplicates(pages, "description", "description-duplicate", WARNING)
+    _duplicates(pages, "title", rules.TITLE_DUPLICATE)
+    _duplicates(pages, "description", rules.DESCRIPTION_DUPLICATE)
     try:
         _noindex_in_sitemap(pages, site_dir)
     except SitemapError as exc:
-        report.site_findings.append(Finding("sitemap.xml", "sitemap-invalid", ERROR, str(exc)))
+        report.site_findings.append(rules.SITEMAP_INVALID.at("sitemap.xml", str(exc)))
     if robots:
-        report.site_findings.extend(
-            Finding("robots.txt", "robots-txt-invalid", ERROR, message) for message in robots.errors
-        )
+        report.site_findings.extend(rules.ROBOTS_TXT_INVALID.at("robots.txt", line) for line in robots.errors)
     return report
 
 
@@ -202,15 +200,11 @@ def _robots_findings(facts: PageFacts, robots: robots_txt.Robots) -> Iterable[Fi
     path = urlsplit(facts.canonical).path if facts.canonical else "/" + _url_path(facts.page)
     blocked = [agent for agent in CRAWLERS if not robots.allowed(agent, path or "/")]
     if blocked:
-        yield Finding(
-            facts.page,
-            "robots-blocks-crawler",
-            ERROR,
-            f"robots.txt disallows {path} for {', '.join(blocked)}",
-        )
+        message = f"robots.txt disallows {path} for {', '.join(blocked)}"
+        yield rules.ROBOTS_BLOCKS_CRAWLER.at(facts.page, message)
 
 
-def _duplicates(pages: list[PageResult], attr: str, rule: str, severity: str) -> None:
+def _duplicates(pages: list[PageResult], attr: str, rule: Rule) -> None:
     groups: dict[str, list[PageResult]] = defaultdict(list)
     for page in pages:
         value = getattr(page, attr)
@@ -221,22 +215,21 @@ def _duplicates(pages: list[PageResult], attr: str, rule: str, severity: str) ->
             continue
         for page in group:
             others = ", ".join(o.page for o in group if o is not page)
-            page.findings.append(Finding(page.page, rule, severity, f"same {attr} as {others}"))
+            page.findings.append(rule.at(page.page, f"same {attr} as {others}"))
 
 
 def _noindex_in_sitemap(pages: list[PageResult], site_dir: Path) -> None:
+    """Flag the noindex pages the sitemap lists; read it on every site, so a malformed one is reported."""
+    listed = set(sitemap.locs(site_dir))
     noindex = [p for p in pages if p.noindex]
     if not noindex:
         return
-    listed: set[str] = set()
     suffixes: set[str] = set()
-    for loc in sitemap.locs(site_dir):
-        listed.add(loc)
+    for loc in listed:
         segments = urlsplit(loc).path.lstrip("/").split("/")
         suffixes.update("/".join(segments[i:]) for i in range(len(segments)))
     for page in noindex:
         url_path = _url_path(page.page)
         if page.canonical in listed or (url_path and url_path in suffixes):
-            page.findings.append(
-                Finding(page.page, "noindex-in-sitemap", ERROR, "page says noindex but sitemap.xml lists it")
-            )
+            message = "page says noindex but sitemap.xml lists it"
+            page.findings.append(rules.NOINDEX_IN_SITEMAP.at(page.page, message))

@@ -1,4 +1,4 @@
-"""`blog seo audit` and `blog submit`."""
+"""`blog seo audit`, `blog seo rules` and `blog submit`."""
 
 from __future__ import annotations
 
@@ -18,6 +18,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     audit.add_argument("--format", choices=("text", "json"), default="text", help="table (default) or JSON")
     audit.add_argument("--strict", action="store_true", help="exit 1 when any finding is an error")
     audit.set_defaults(handler=run_audit)
+    rules = seo_sub.add_parser(
+        "rules", help="print the reference of every audit rule as Markdown (docs/seo-rules.md is its output)"
+    )
+    rules.set_defaults(handler=print_rules)
     from perfblog.seo.submit.cli import register as register_submit  # `blog submit` lives with its package
 
     register_submit(sub)
@@ -37,3 +41,12 @@ def run_audit(args: argparse.Namespace) -> int:
         # Piped into a file or CI log, rich would assume 80 columns and fold every path.
         render(report, Console(width=None if sys.stdout.isatty() else 160))
     return 1 if args.strict and report.has_errors else 0
+
+
+def print_rules(args: argparse.Namespace) -> int:
+    """The rule registry as the Markdown page docs/seo-rules.md."""
+    from perfblog.seo.registry import markdown
+    from perfblog.seo.rules import RULES
+
+    sys.stdout.write(markdown(RULES))
+    return 0

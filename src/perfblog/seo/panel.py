@@ -14,36 +14,26 @@ carries a banner or a panel.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from html import escape
 
 from perfblog.seo import rules, text
 from perfblog.seo.audit import read_page, score
-from perfblog.seo.rules import ERROR, INFO, WARNING, Finding, PageFacts
+from perfblog.seo.registry import Finding, Severity, Topic
+from perfblog.seo.rules import RULES, PageFacts
 
 GOOD = "good"
-STATES = {GOOD: ("✓", "良好"), INFO: ("i", "提示"), WARNING: ("!", "注意"), ERROR: ("✗", "错误")}
-_RANK = {GOOD: 0, INFO: 1, WARNING: 2, ERROR: 3}
-
-#: Topic id, heading, and the rule-id prefixes it gathers; the last topic takes every other rule.
-TOPICS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
-    ("title", "标题", ("title-",)),
-    ("description", "描述", ("description-",)),
-    ("density", "关键词密度", ("keyword-density-",)),
-    ("placement", "关键词位置", ("keyword-missing-", "keywords-meta-")),
-    ("images", "图片 alt", ("image-",)),
-    ("links", "链接", ("link-", "internal-links-", "outbound-links-")),
-    ("length", "篇幅", ("content-",)),
-    ("other", "其他", ()),
-)
+STATES = {GOOD: ("✓", "良好"), Severity.INFO: ("i", "提示"), Severity.WARNING: ("!", "注意"),
+          Severity.ERROR: ("✗", "错误")}
+_RANK = {GOOD: 0, Severity.INFO: 1, Severity.WARNING: 2, Severity.ERROR: 3}
 
 _ARTICLE = re.compile(r"<article\b[^>]*>", re.IGNORECASE)
 _BODY = re.compile(r"<body\b[^>]*>", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
-class Topic:
+class Row:
     """One line of the panel: a topic, its state, what was measured, and the findings behind it."""
 
     id: str
@@ -58,7 +48,7 @@ class Panel:
     """The panel of one page: its topics and the audit score of the same findings."""
 
     page: str
-    topics: tuple[Topic, ...]
+    topics: tuple[Row, ...]
     facts: PageFacts
 
     @property
@@ -79,21 +69,14 @@ def audit_page(html: str, page: str, *, draft: bool) -> Panel:
     facts = read_page(html.encode("utf-8"), page)
     if draft:  # the noindex comes from the draft status and leaves with it
         facts.robots = ""
-    findings = list(rules.page_findings(facts))
-    grouped: dict[str, list[Finding]] = {topic_id: [] for topic_id, _, _ in TOPICS}
-    for finding in findings:
-        grouped[_topic_of(finding.rule)].append(finding)
-    topics = tuple(
-        Topic(
-            topic_id,
-            heading,
-            _worst(f.severity for f in grouped[topic_id]),
-            _measure(topic_id, facts),
-            tuple(grouped[topic_id]),
-        )
-        for topic_id, heading, _ in TOPICS
+    grouped: dict[Topic, list[Finding]] = {topic: [] for topic in Topic}
+    for finding in rules.page_findings(facts):
+        grouped[RULES[finding.rule].topic].append(finding)
+    rows = tuple(
+        Row(topic.id, topic.heading, _worst(f.severity for f in found), _MEASURES[topic](facts), tuple(found))
+        for topic, found in grouped.items()
     )
-    return Panel(page, topics, facts)
+    return Panel(page, rows, facts)
 
 
 def decorate(html: str, page: str, *, draft: bool, post: bool) -> str:
@@ -129,7 +112,7 @@ def panel_html(panel: Panel) -> str:
     )
 
 
-def _row(topic: Topic) -> str:
+def _row(topic: Row) -> str:
     mark, label = STATES[topic.state]
     items = "".join(
         f'<li data-rule="{escape(f.rule)}" data-severity="{escape(f.severity)}">'
@@ -159,48 +142,41 @@ def _serp(facts: PageFacts) -> str:
     )
 
 
-def _measure(topic_id: str, p: PageFacts) -> str:
-    """What the topic measured, in the units the rules use."""
+def _density(p: PageFacts) -> str:
     phrase = p.keyphrase
-    if topic_id == "title":
-        return f"{text.display_width(p.title or '')} / {rules.TITLE_MAX_WIDTH} 单位"
-    if topic_id == "description":
-        width = text.display_width(p.description or "")
-        return f"{width} 单位（宜 {rules.DESCRIPTION_MIN_WIDTH}–{rules.DESCRIPTION_MAX_WIDTH}）"
-    if topic_id == "density":
-        if not phrase:
-            return "没有焦点关键词（front matter 的 keywords 第一项）"
-        hits = text.count_occurrences(p.body, phrase)
-        if p.words < rules.DENSITY_MIN_WORDS:
-            return f"「{phrase}」出现 {hits} 次；正文 {p.words} 词，少于 {rules.DENSITY_MIN_WORDS} 词不计密度"
-        density = 100.0 * hits / p.words
-        return (
-            f"「{phrase}」{hits} 次 / {p.words} 词 = {density:.2f}%"
-            f"（宜 {rules.DENSITY_LOW}–{rules.DENSITY_HIGH}%）"
-        )
-    if topic_id == "placement":
-        if not phrase:
-            return "没有焦点关键词"
-        places = {"标题": p.title or "", "描述": p.description or "", "首段": p.intro}
-        found = [name for name, where in places.items() if text.contains(where, phrase)]
-        if any(text.contains(h, phrase) for h in p.h2):
-            found.append("H2")
-        return f"「{phrase}」在：{'、'.join(found) or '无'}"
-    if topic_id == "images":
-        missing = sum(1 for _, alt in p.images if alt is None)
-        return f"{len(p.images)} 张图片，{missing} 张缺 alt"
-    if topic_id == "links":
-        return f"正文 {len(p.content_links)} 个链接"
-    if topic_id == "length":
-        return f"{p.words} 词（宜 ≥ {rules.CONTENT_MIN_WORDS}）"
-    return "canonical、lang、H1、Open Graph、JSON-LD、robots"
+    if not phrase:
+        return "没有焦点关键词（front matter 的 keywords 第一项）"
+    hits = text.count_occurrences(p.body, phrase)
+    if p.words < rules.DENSITY_MIN_WORDS:
+        return f"「{phrase}」出现 {hits} 次；正文 {p.words} 词，少于 {rules.DENSITY_MIN_WORDS} 词不计密度"
+    density = 100.0 * hits / p.words
+    return (f"「{phrase}」{hits} 次 / {p.words} 词 = {density:.2f}%"
+            f"（宜 {rules.DENSITY_LOW}–{rules.DENSITY_HIGH}%）")
 
 
-def _topic_of(rule: str) -> str:
-    for topic_id, _, prefixes in TOPICS:
-        if any(rule.startswith(prefix) for prefix in prefixes):
-            return topic_id
-    return TOPICS[-1][0]
+def _placement(p: PageFacts) -> str:
+    phrase = p.keyphrase
+    if not phrase:
+        return "没有焦点关键词"
+    places = {"标题": p.title or "", "描述": p.description or "", "首段": p.intro}
+    found = [name for name, where in places.items() if text.contains(where, phrase)]
+    if any(text.contains(h, phrase) for h in p.h2):
+        found.append("H2")
+    return f"「{phrase}」在：{'、'.join(found) or '无'}"
+
+
+#: What each topic measured, in the units the rules use.
+_MEASURES: dict[Topic, Callable[[PageFacts], str]] = {
+    Topic.TITLE: lambda p: f"{text.display_width(p.title or '')} / {rules.TITLE_MAX_WIDTH} 单位",
+    Topic.DESCRIPTION: lambda p: (f"{text.display_width(p.description or '')} 单位"
+                                  f"（宜 {rules.DESCRIPTION_MIN_WIDTH}–{rules.DESCRIPTION_MAX_WIDTH}）"),
+    Topic.DENSITY: _density,
+    Topic.PLACEMENT: _placement,
+    Topic.IMAGES: lambda p: f"{len(p.images)} 张图片，{sum(alt is None for _, alt in p.images)} 张缺 alt",
+    Topic.LINKS: lambda p: f"正文 {len(p.content_links)} 个链接",
+    Topic.LENGTH: lambda p: f"{p.words} 词（宜 ≥ {rules.CONTENT_MIN_WORDS}）",
+    Topic.OTHER: lambda p: "canonical、lang、H1、Open Graph、JSON-LD、robots",
+}
 
 
 def _worst(states: Iterable[str]) -> str:

@@ -15,7 +15,7 @@ from perfblog.core import project
 from perfblog.seo import audit, feed, indexnow_key, meta, pages, panel, robots, sitemap
 from perfblog.seo.config import SeoConfig
 from perfblog.seo.errors import SeoError
-from perfblog.seo.rules import ERROR, WARNING
+from perfblog.seo.registry import Severity
 
 log = logging.getLogger("mkdocs.plugins.seo")
 
@@ -128,13 +128,13 @@ class SeoPlugin(BasePlugin[SeoConfig]):
         report = audit.audit_site(site_dir)
         for finding in report.findings:
             line = f"{finding.page}: {finding.rule}: {finding.message}"
-            if finding.severity == ERROR:
+            if finding.severity is Severity.ERROR:
                 log.warning("SEO error %s", line)
-            elif finding.severity == WARNING:
+            elif finding.severity is Severity.WARNING:
                 log.info("SEO warning %s", line)
             else:
                 log.debug("SEO info %s", line)
-        errors = sum(f.severity == ERROR for f in report.findings)
+        errors = sum(f.severity is Severity.ERROR for f in report.findings)
         log.info(
             "SEO audit: %d pages, %d errors, %d findings in all (blog seo audit %s)",
             len(report.pages),

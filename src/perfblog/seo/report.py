@@ -8,7 +8,9 @@ from rich.console import Console
 from rich.table import Table
 
 from perfblog.seo.audit import AuditReport
-from perfblog.seo.rules import ERROR, INFO, WARNING
+from perfblog.seo.registry import Severity
+
+ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 _STYLE = {ERROR: "bold red", WARNING: "yellow", INFO: "dim"}
 

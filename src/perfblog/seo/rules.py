@@ -1,16 +1,21 @@
-"""The audit's rules: stable ids, thresholds, and the checks on what a page says about itself.
+"""The audit's rules: thresholds, the registry of every rule (`RULES`), and the per-page checks.
 
-A rule is a function of one page's facts (`PageFacts`, read by `audit.py`) that yields findings.
-Structural rules apply to every indexable page; content rules (keywords, links, length) only to posts,
-i.e. pages that declare themselves articles (og:type article or a JSON-LD BlogPosting), so an index
-or archive page is never asked for a keyphrase.
+Each rule is declared once below (id, severity, scope, panel topic, doc, fix); docs/seo-rules.md is
+generated from these declarations. A check is a function of one page's facts (`PageFacts`, read by
+`audit.py`) registered with the rules it reports, and it runs on the pages their scope covers:
+structural rules on every (indexable) page, content rules (keywords, links, length) only on posts, so
+an index or archive page is never asked for a keyphrase. Rules that compare pages with each other or
+with robots.txt and sitemap.xml are checked by `audit.py`, through the same declarations.
+
+Adding a rule: declare it here, write its check (here, or site-wide in `audit.py`), add its broken
+page to tests/seo_pages.py, and regenerate the docs (`blog seo rules > docs/seo-rules.md`).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from urllib.parse import urlsplit
@@ -18,8 +23,9 @@ from urllib.parse import urlsplit
 from perfblog.core.conventions import PLACEHOLDER
 from perfblog.core.slug import slugify
 from perfblog.seo import text
+from perfblog.seo.registry import Finding, Registry, Scope, Severity, Topic
 
-ERROR, WARNING, INFO = "error", "warning", "info"
+ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 
 # Thresholds. Lengths are display widths: a CJK character counts 2, a Latin letter 1.
 TITLE_MAX_WIDTH = 60  # Google truncates at ~600 px, about 60 Latin letters or 30 汉字
@@ -40,19 +46,6 @@ GENERIC_LINK_TEXT = frozenset(
 )  # fmt: skip
 CRAWLERS = ("*", "googlebot", "baiduspider", "bingbot")
 _BLOCKING = re.compile(r"\b(noindex|none)\b")
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One problem on one page; `page` is relative to the audited folder, with `/` separators."""
-
-    page: str
-    rule: str
-    severity: str
-    message: str
-
-    def as_dict(self) -> dict[str, str]:
-        return {"page": self.page, "rule": self.rule, "severity": self.severity, "message": self.message}
 
 
 @dataclass
@@ -104,116 +97,247 @@ class PageFacts:
         return parts[-1].removesuffix(".html") if parts else ""
 
 
-Rule = Callable[[PageFacts], Iterator[Finding]]
+RULES = Registry()
+_rule = RULES.declare
+_PAGE, _INDEXABLE, _POSTS, _SITE = Scope.EVERY_PAGE, Scope.INDEXABLE, Scope.POSTS, Scope.SITE
+_WORDS = f"(posts of at least {DENSITY_MIN_WORDS} words)"
+
+# The registry, in the order of the panel's topics. Site-wide rules are checked in audit.py.
+TITLE_MISSING = _rule(
+    "title-missing", ERROR, _PAGE, Topic.TITLE, "no `<title>`, or it is empty",
+    "give the page a title (front matter `title`, else its first heading)")
+TITLE_TOO_LONG = _rule(
+    "title-too-long", WARNING, _PAGE, Topic.TITLE,
+    f"title wider than {TITLE_MAX_WIDTH} units (≈{TITLE_MAX_WIDTH // 2} 汉字)",
+    "shorten the title, keyphrase first: engines cut the rest")
+TITLE_DUPLICATE = _rule(
+    "title-duplicate", ERROR, _INDEXABLE, Topic.TITLE, "another indexable page has the same title",
+    "give each page a title of its own")
+DESCRIPTION_MISSING = _rule(
+    "description-missing", ERROR, _INDEXABLE, Topic.DESCRIPTION,
+    'no `<meta name="description">`, or it is empty',
+    "write `description` in the front matter")
+DESCRIPTION_TOO_SHORT = _rule(
+    "description-too-short", WARNING, _INDEXABLE, Topic.DESCRIPTION,
+    f"description narrower than {DESCRIPTION_MIN_WIDTH} units (≈{DESCRIPTION_MIN_WIDTH // 2} 汉字)",
+    "say what the reader learns; engines rewrite short snippets")
+DESCRIPTION_TOO_LONG = _rule(
+    "description-too-long", WARNING, _INDEXABLE, Topic.DESCRIPTION,
+    f"description wider than {DESCRIPTION_MAX_WIDTH} units (≈{DESCRIPTION_MAX_WIDTH // 2} 汉字)",
+    "cut it to what Baidu and Google show")
+DESCRIPTION_DUPLICATE = _rule(
+    "description-duplicate", WARNING, _INDEXABLE, Topic.DESCRIPTION,
+    "another indexable page has the same description", "describe each page on its own")
+KEYWORD_DENSITY_LOW = _rule(
+    "keyword-density-low", WARNING, _POSTS, Topic.DENSITY,
+    f"the keyphrase (first meta keyword) is under {DENSITY_LOW:g} % of the words {_WORDS}",
+    "use the keyphrase where it is natural, or choose the phrase the post is about")
+KEYWORD_DENSITY_HIGH = _rule(
+    "keyword-density-high", WARNING, _POSTS, Topic.DENSITY,
+    f"the keyphrase is over {DENSITY_HIGH:g} % of the words (warning), over {DENSITY_STUFFED:g} % "
+    f"(error: stuffing) {_WORDS}",
+    "say it once where it matters; vary the wording elsewhere", worst=ERROR)
+KEYWORD_MISSING_TITLE = _rule(
+    "keyword-missing-title", WARNING, _POSTS, Topic.PLACEMENT, "the keyphrase is not in the title",
+    "put the keyphrase in the title")
+KEYWORD_MISSING_DESCRIPTION = _rule(
+    "keyword-missing-description", WARNING, _POSTS, Topic.PLACEMENT,
+    "the keyphrase is not in the description",
+    "put the keyphrase in the description")
+KEYWORD_MISSING_INTRO = _rule(
+    "keyword-missing-intro", WARNING, _POSTS, Topic.PLACEMENT, "the keyphrase is not in the first paragraph",
+    "name the subject in the first paragraph")
+KEYWORD_MISSING_H2 = _rule(
+    "keyword-missing-h2", INFO, _POSTS, Topic.PLACEMENT, "the keyphrase is in no `<h2>`",
+    "use it in a section heading (`##`)")
+KEYWORD_MISSING_SLUG = _rule(
+    "keyword-missing-slug", INFO, _POSTS, Topic.PLACEMENT,
+    "the keyphrase, spelt as the slug module spells it (重编译 → chong-bian-yi), is not in the slug",
+    "put the keyphrase, in pinyin, in the post's `slug`")
+KEYWORD_MISSING_ALT = _rule(
+    "keyword-missing-alt", INFO, _POSTS, Topic.PLACEMENT,
+    "the post has images, and the keyphrase is in no alt text",
+    "describe the main chart with the keyphrase")
+KEYWORDS_META_STUFFED = _rule(
+    "keywords-meta-stuffed", WARNING, _POSTS, Topic.PLACEMENT,
+    f"more than {KEYWORDS_MAX} meta keywords, a repeated one, or one absent from the text",
+    f"keep at most {KEYWORDS_MAX} keywords, each used in the post")
+IMAGE_ALT_MISSING = _rule(
+    "image-alt-missing", ERROR, _PAGE, Topic.IMAGES, "an `<img>` has no `alt` attribute",
+    "describe the image: `![描述](image.png)`")
+LINK_EMPTY_HREF = _rule(
+    "link-empty-href", ERROR, _PAGE, Topic.LINKS, "a link's `href` is empty, `javascript:` or `file:`",
+    "link to a URL crawlers can follow")
+LINK_TEXT_GENERIC = _rule(
+    "link-text-generic", WARNING, _PAGE, Topic.LINKS,
+    "the link text says nothing about its target (点击这里, 这里, 更多, 阅读更多, 详情, click here, "
+    "read more …)",
+    "make the link text name what it links to")
+INTERNAL_LINKS_NONE = _rule(
+    "internal-links-none", WARNING, _POSTS, Topic.LINKS, "the article links to no other page of the site",
+    "link a related post or the index")
+OUTBOUND_LINKS_NONE = _rule(
+    "outbound-links-none", INFO, _POSTS, Topic.LINKS, "the article cites no page on another site",
+    "cite the documentation or paper you rely on")
+CONTENT_TOO_THIN = _rule(
+    "content-too-thin", WARNING, _POSTS, Topic.LENGTH,
+    f"fewer than {CONTENT_MIN_WORDS} words outside code (≈{CONTENT_MIN_WORDS * 2} 汉字)",
+    "explain the code and its numbers in prose")
+LANG_MISSING = _rule(
+    "lang-missing", ERROR, _PAGE, Topic.OTHER, "`<html>` has no `lang` attribute",
+    "set `theme.language` in mkdocs.yml (zh → zh-CN)")
+CANONICAL_MISSING = _rule(
+    "canonical-missing", WARNING, _INDEXABLE, Topic.OTHER, 'no `<link rel="canonical">`',
+    "set `site_url` in mkdocs.yml; the seo plugin writes the canonical URL")
+CANONICAL_NOT_ABSOLUTE = _rule(
+    "canonical-not-absolute", ERROR, _INDEXABLE, Topic.OTHER, "the canonical is not an absolute http(s) URL",
+    "set `site_url` to the site's full https address")
+H1_MISSING = _rule(
+    "h1-missing", WARNING, _INDEXABLE, Topic.OTHER, "no `<h1>`", "start the page with one `#` heading")
+H1_MULTIPLE = _rule(
+    "h1-multiple", WARNING, _INDEXABLE, Topic.OTHER, "more than one `<h1>`",
+    "keep one `#` heading; use `##` below it")
+OG_MISSING = _rule(
+    "og-missing", WARNING, _INDEXABLE, Topic.OTHER, "og:title, og:description, og:type or og:url is missing",
+    "give the page a title and description; the seo plugin writes Open Graph tags")
+JSONLD_INVALID = _rule(
+    "jsonld-invalid", ERROR, _PAGE, Topic.OTHER,
+    "JSON-LD does not parse, has no `@type`/`@context`, or a BlogPosting lacks headline, datePublished "
+    "or author",
+    "fix the template or theme override that writes it")
+PLACEHOLDER_UNFILLED = _rule(
+    "placeholder-unfilled", ERROR, _INDEXABLE, Topic.OTHER,
+    f"the title, description or keywords still hold `blog new`'s placeholder {PLACEHOLDER}",
+    "fill in the front matter")
+ROBOTS_BLOCKS_CRAWLER = _rule(
+    "robots-blocks-crawler", ERROR, _INDEXABLE, Topic.OTHER,
+    "`robots.txt` disallows the page for " + ", ".join(f"`{c}`" for c in CRAWLERS)
+    + ", or a bot's own robots meta says noindex",
+    "remove the Disallow or the bot's meta, or mark the page noindex for every crawler")
+NOINDEX_IN_SITEMAP = _rule(
+    "noindex-in-sitemap", ERROR, Scope.NOINDEX, Topic.OTHER,
+    "the page says noindex but `sitemap.xml` lists it",
+    "leave noindex pages out of the sitemap (the seo plugin does)")
+ROBOTS_TXT_INVALID = _rule(
+    "robots-txt-invalid", ERROR, _SITE, Topic.OTHER,
+    "a `robots.txt` line Lighthouse would reject: no `:`, an unknown directive, a pattern not starting "
+    "with `/` or `*`, a `$` before the end, a rule before any User-agent, a relative Sitemap URL",
+    "correct the line in docs_dir's robots.txt")
+SITEMAP_INVALID = _rule(
+    "sitemap-invalid", ERROR, _SITE, Topic.OTHER,
+    "`sitemap.xml`, or a part its index names, is not well-formed XML",
+    "rebuild with the seo plugin's sitemap, or fix the one you publish")
 
 
-def _f(page: PageFacts, rule: str, severity: str, message: str) -> Finding:
-    return Finding(page.page, rule, severity, message)
-
-
+@RULES.check(TITLE_MISSING, TITLE_TOO_LONG)
 def check_title(p: PageFacts) -> Iterator[Finding]:
     if not p.title:
-        yield _f(p, "title-missing", ERROR, "no <title>, or it is empty")
+        yield TITLE_MISSING.at(p.page, "no <title>, or it is empty")
     elif (w := text.display_width(p.title)) > TITLE_MAX_WIDTH:
-        yield _f(
-            p, "title-too-long", WARNING, f"title is {w} units wide (> {TITLE_MAX_WIDTH}); engines cut it"
-        )
+        yield TITLE_TOO_LONG.at(p.page, f"title is {w} units wide (> {TITLE_MAX_WIDTH}); engines cut it")
 
 
+@RULES.check(PLACEHOLDER_UNFILLED)
+def check_placeholders(p: PageFacts) -> Iterator[Finding]:
+    """What `blog new` writes for the author to fill in must never be published."""
+    fields = {"title": [p.title or ""], "description": [p.description or ""], "keywords": p.keywords or []}
+    for name, values in fields.items():
+        if any(PLACEHOLDER in value for value in values):
+            yield PLACEHOLDER_UNFILLED.at(p.page, f"the {name} still holds the placeholder {PLACEHOLDER!r}")
+
+
+@RULES.check(DESCRIPTION_MISSING, DESCRIPTION_TOO_SHORT, DESCRIPTION_TOO_LONG)
 def check_description(p: PageFacts) -> Iterator[Finding]:
     if not p.description:
-        yield _f(p, "description-missing", ERROR, 'no <meta name="description">, or it is empty')
+        yield DESCRIPTION_MISSING.at(p.page, 'no <meta name="description">, or it is empty')
         return
     width = text.display_width(p.description)
     if width < DESCRIPTION_MIN_WIDTH:
-        yield _f(
-            p, "description-too-short", WARNING, f"description is {width} units (< {DESCRIPTION_MIN_WIDTH})"
-        )
+        yield DESCRIPTION_TOO_SHORT.at(p.page, f"description is {width} units (< {DESCRIPTION_MIN_WIDTH})")
     elif width > DESCRIPTION_MAX_WIDTH:
-        yield _f(
-            p, "description-too-long", WARNING, f"description is {width} units (> {DESCRIPTION_MAX_WIDTH})"
-        )
+        yield DESCRIPTION_TOO_LONG.at(p.page, f"description is {width} units (> {DESCRIPTION_MAX_WIDTH})")
 
 
+@RULES.check(CANONICAL_MISSING, CANONICAL_NOT_ABSOLUTE)
 def check_canonical(p: PageFacts) -> Iterator[Finding]:
     if p.canonical is None:
-        yield _f(p, "canonical-missing", WARNING, 'no <link rel="canonical">')
+        yield CANONICAL_MISSING.at(p.page, 'no <link rel="canonical">')
         return
     parts = urlsplit(p.canonical)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        yield _f(
-            p, "canonical-not-absolute", ERROR, f"canonical {p.canonical!r} is not an absolute http(s) URL"
-        )
+        yield CANONICAL_NOT_ABSOLUTE.at(p.page, f"canonical {p.canonical!r} is not an absolute http(s) URL")
 
 
+@RULES.check(LANG_MISSING)
 def check_lang(p: PageFacts) -> Iterator[Finding]:
     if not p.lang:
-        yield _f(p, "lang-missing", ERROR, "<html> has no lang attribute (use zh-CN for Chinese pages)")
+        yield LANG_MISSING.at(p.page, "<html> has no lang attribute (use zh-CN for Chinese pages)")
 
 
+@RULES.check(H1_MISSING, H1_MULTIPLE)
 def check_headings(p: PageFacts) -> Iterator[Finding]:
     if not p.h1:
-        yield _f(p, "h1-missing", WARNING, "no <h1>")
+        yield H1_MISSING.at(p.page, "no <h1>")
     elif len(p.h1) > 1:
-        yield _f(p, "h1-multiple", WARNING, f"{len(p.h1)} <h1> elements; use one")
+        yield H1_MULTIPLE.at(p.page, f"{len(p.h1)} <h1> elements; use one")
 
 
+@RULES.check(IMAGE_ALT_MISSING)
 def check_images(p: PageFacts) -> Iterator[Finding]:
     for src, alt in p.images:
         if alt is None:
-            yield _f(p, "image-alt-missing", ERROR, f"<img src={src!r}> has no alt attribute")
+            yield IMAGE_ALT_MISSING.at(p.page, f"<img src={src!r}> has no alt attribute")
 
 
+@RULES.check(LINK_EMPTY_HREF, LINK_TEXT_GENERIC)
 def check_anchors(p: PageFacts) -> Iterator[Finding]:
     for href, label in p.anchors:
         target = (href or "").strip()
         if not target or target.lower().startswith(("javascript:", "file:")):
-            yield _f(
-                p,
-                "link-empty-href",
-                ERROR,
-                f"link {label[:40]!r} has href {href!r}, which crawlers cannot follow",
-            )
+            message = f"link {label[:40]!r} has href {href!r}, which crawlers cannot follow"
+            yield LINK_EMPTY_HREF.at(p.page, message)
         elif text.normalize(label).strip(" .:：。!！>»→") in GENERIC_LINK_TEXT:
-            yield _f(
-                p, "link-text-generic", WARNING, f"link text {label!r} says nothing about {target[:60]!r}"
-            )
+            yield LINK_TEXT_GENERIC.at(p.page, f"link text {label!r} says nothing about {target[:60]!r}")
 
 
+@RULES.check(OG_MISSING)
 def check_open_graph(p: PageFacts) -> Iterator[Finding]:
     missing = [k for k in ("og:title", "og:description", "og:type", "og:url") if not p.og.get(k)]
     if missing:
-        yield _f(p, "og-missing", WARNING, f"missing Open Graph tags: {', '.join(missing)}")
+        yield OG_MISSING.at(p.page, f"missing Open Graph tags: {', '.join(missing)}")
 
 
+@RULES.check(JSONLD_INVALID)
 def check_jsonld(p: PageFacts) -> Iterator[Finding]:
     for block in p.jsonld:
         try:
             data = json.loads(block)
         except ValueError as exc:
-            yield _f(p, "jsonld-invalid", ERROR, f"JSON-LD does not parse: {exc}")
+            yield JSONLD_INVALID.at(p.page, f"JSON-LD does not parse: {exc}")
             continue
         items = data if isinstance(data, list) else [data]
         for item in items:
             if not isinstance(item, dict) or "@type" not in item:
-                yield _f(p, "jsonld-invalid", ERROR, "JSON-LD item has no @type")
+                yield JSONLD_INVALID.at(p.page, "JSON-LD item has no @type")
                 continue
             if not isinstance(data, list) and "@context" not in item:
-                yield _f(p, "jsonld-invalid", ERROR, "JSON-LD has no @context")
+                yield JSONLD_INVALID.at(p.page, "JSON-LD has no @context")
             if item["@type"] in ("BlogPosting", "Article"):
                 missing = [k for k in ("headline", "datePublished", "author") if not item.get(k)]
                 if missing:
-                    yield _f(p, "jsonld-invalid", ERROR, f"{item['@type']} lacks {', '.join(missing)}")
+                    yield JSONLD_INVALID.at(p.page, f"{item['@type']} lacks {', '.join(missing)}")
 
 
+@RULES.check(ROBOTS_BLOCKS_CRAWLER)
 def check_bot_meta(p: PageFacts) -> Iterator[Finding]:
     for bot, content in sorted(p.bot_robots.items()):
         if _BLOCKING.search(content):
-            yield _f(
-                p, "robots-blocks-crawler", ERROR, f'<meta name="{bot}" content="{content}"> keeps it out'
-            )
+            yield ROBOTS_BLOCKS_CRAWLER.at(p.page, f'<meta name="{bot}" content="{content}"> keeps it out')
 
 
+@RULES.check(KEYWORDS_META_STUFFED, KEYWORD_DENSITY_LOW, KEYWORD_DENSITY_HIGH, KEYWORD_MISSING_TITLE,
+             KEYWORD_MISSING_DESCRIPTION, KEYWORD_MISSING_INTRO, KEYWORD_MISSING_H2, KEYWORD_MISSING_SLUG,
+             KEYWORD_MISSING_ALT)
 def check_keywords(p: PageFacts) -> Iterator[Finding]:
     """Density and placement of the focus keyphrase (the first meta keyword), and keyword stuffing."""
     phrase = p.keyphrase
@@ -221,42 +345,38 @@ def check_keywords(p: PageFacts) -> Iterator[Finding]:
         return
     terms = [text.normalize(k) for k in p.keywords or []]
     if len(terms) > KEYWORDS_MAX:
-        yield _f(p, "keywords-meta-stuffed", WARNING, f"{len(terms)} meta keywords (> {KEYWORDS_MAX})")
+        yield KEYWORDS_META_STUFFED.at(p.page, f"{len(terms)} meta keywords (> {KEYWORDS_MAX})")
     if len(set(terms)) < len(terms):
-        yield _f(p, "keywords-meta-stuffed", WARNING, "meta keywords repeat a term")
+        yield KEYWORDS_META_STUFFED.at(p.page, "meta keywords repeat a term")
     absent = [
         k for k in p.keywords or [] if not text.count_occurrences(p.body_normalized, k, normalized=True)
     ]
     if absent:
-        yield _f(p, "keywords-meta-stuffed", WARNING, f"meta keywords not in the text: {', '.join(absent)}")
+        yield KEYWORDS_META_STUFFED.at(p.page, f"meta keywords not in the text: {', '.join(absent)}")
     if p.words >= DENSITY_MIN_WORDS:
         hits = text.count_occurrences(p.body_normalized, phrase, normalized=True)
         density = 100.0 * hits / p.words
         detail = f"{phrase!r} {hits}× in {p.words} words = {density:.2f}%"
         if density < DENSITY_LOW:
-            yield _f(p, "keyword-density-low", WARNING, f"{detail} (< {DENSITY_LOW}%)")
+            yield KEYWORD_DENSITY_LOW.at(p.page, f"{detail} (< {DENSITY_LOW}%)")
         elif density > DENSITY_STUFFED:
-            yield _f(p, "keyword-density-high", ERROR, f"{detail} (> {DENSITY_STUFFED}%: stuffing)")
+            yield KEYWORD_DENSITY_HIGH.at(p.page, f"{detail} (> {DENSITY_STUFFED}%: stuffing)", ERROR)
         elif density > DENSITY_HIGH:
-            yield _f(p, "keyword-density-high", WARNING, f"{detail} (> {DENSITY_HIGH}%)")
+            yield KEYWORD_DENSITY_HIGH.at(p.page, f"{detail} (> {DENSITY_HIGH}%)")
     if not text.contains(p.title or "", phrase):
-        yield _f(p, "keyword-missing-title", WARNING, f"{phrase!r} is not in the title")
+        yield KEYWORD_MISSING_TITLE.at(p.page, f"{phrase!r} is not in the title")
     if not text.contains(p.description or "", phrase):
-        yield _f(p, "keyword-missing-description", WARNING, f"{phrase!r} is not in the description")
+        yield KEYWORD_MISSING_DESCRIPTION.at(p.page, f"{phrase!r} is not in the description")
     if not text.contains(p.intro, phrase):
-        yield _f(p, "keyword-missing-intro", WARNING, f"{phrase!r} is not in the first paragraph")
+        yield KEYWORD_MISSING_INTRO.at(p.page, f"{phrase!r} is not in the first paragraph")
     if not any(text.contains(h, phrase) for h in p.h2):
-        yield _f(p, "keyword-missing-h2", INFO, f"{phrase!r} is in no <h2>")
+        yield KEYWORD_MISSING_H2.at(p.page, f"{phrase!r} is in no <h2>")
     spelt = slugify(phrase, max_length=None)
     if not _in_slug(spelt, p.slug):
-        yield _f(
-            p,
-            "keyword-missing-slug",
-            INFO,
-            f"{phrase!r} (as a slug: {spelt!r}) is not in the slug {p.slug!r}",
-        )
+        message = f"{phrase!r} (as a slug: {spelt!r}) is not in the slug {p.slug!r}"
+        yield KEYWORD_MISSING_SLUG.at(p.page, message)
     if p.images and not any(alt and text.contains(alt, phrase) for _, alt in p.images):
-        yield _f(p, "keyword-missing-alt", INFO, f"{phrase!r} is in no image's alt text")
+        yield KEYWORD_MISSING_ALT.at(p.page, f"{phrase!r} is in no image's alt text")
 
 
 def _in_slug(spelt: str, slug: str) -> bool:
@@ -270,6 +390,7 @@ def _in_slug(spelt: str, slug: str) -> bool:
     return bool(letters) and letters in re.sub(r"[^a-z0-9]", "", slug.lower())
 
 
+@RULES.check(INTERNAL_LINKS_NONE, OUTBOUND_LINKS_NONE)
 def check_links(p: PageFacts) -> Iterator[Finding]:
     """A post links to at least one other page of the site and one page elsewhere."""
     host = urlsplit(p.canonical).netloc if p.canonical else ""
@@ -283,39 +404,17 @@ def check_links(p: PageFacts) -> Iterator[Finding]:
         elif parts.path:  # same host or relative, and not only a #fragment
             internal += 1
     if not internal:
-        yield _f(p, "internal-links-none", WARNING, "the article links to no other page of the site")
+        yield INTERNAL_LINKS_NONE.at(p.page, "the article links to no other page of the site")
     if not outbound:
-        yield _f(p, "outbound-links-none", INFO, "the article cites no page on another site")
+        yield OUTBOUND_LINKS_NONE.at(p.page, "the article cites no page on another site")
 
 
+@RULES.check(CONTENT_TOO_THIN)
 def check_length(p: PageFacts) -> Iterator[Finding]:
     if p.words < CONTENT_MIN_WORDS:
-        yield _f(p, "content-too-thin", WARNING, f"{p.words} words outside code (< {CONTENT_MIN_WORDS})")
-
-
-def check_placeholders(p: PageFacts) -> Iterator[Finding]:
-    """What `blog new` writes for the author to fill in must never be published."""
-    fields = {"title": [p.title or ""], "description": [p.description or ""], "keywords": p.keywords or []}
-    for name, values in fields.items():
-        if any(PLACEHOLDER in value for value in values):
-            message = f"the {name} still holds the placeholder {PLACEHOLDER!r}"
-            yield _f(p, "placeholder-unfilled", ERROR, message)
-
-
-ALWAYS: tuple[Rule, ...] = (check_title, check_lang, check_images, check_anchors, check_jsonld)
-INDEXABLE: tuple[Rule, ...] = (
-    check_placeholders,
-    check_description,
-    check_canonical,
-    check_headings,
-    check_open_graph,
-    check_bot_meta,
-)
-POSTS: tuple[Rule, ...] = (check_keywords, check_links, check_length)
+        yield CONTENT_TOO_THIN.at(p.page, f"{p.words} words outside code (< {CONTENT_MIN_WORDS})")
 
 
 def page_findings(p: PageFacts) -> Iterator[Finding]:
-    """Every rule that applies to this kind of page: noindex pages get only ALWAYS, posts get all."""
-    rules = ALWAYS if p.noindex else ALWAYS + INDEXABLE + (POSTS if p.is_post else ())
-    for rule in rules:
-        yield from rule(p)
+    """Every per-page rule whose scope covers this page: noindex pages get only every-page rules."""
+    return RULES.page_findings(p, noindex=p.noindex, post=p.is_post)

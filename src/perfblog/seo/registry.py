@@ -1,0 +1,199 @@
+"""The rule registry: each SEO rule is declared once, and everything else reads it from here.
+
+A rule has a stable id (what findings, the JSON report and the panel show), a severity, a scope (which
+pages it looks at), the panel topic it is listed under, a one-line doc and the fix. Findings are made
+only by a declared rule (`Rule.at`), per-page checks are registered with the rules they may report
+(`Registry.check`), and the rule table in docs/seo-rules.md is generated from the registry
+(`blog seo rules`), so a rule cannot be raised, shown or documented without being declared.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from enum import Enum, StrEnum
+from typing import Any
+
+_PENALTY = {"error": 25, "warning": 8, "info": 2}
+
+
+class Severity(StrEnum):
+    """How bad a finding is; a page loses ``penalty`` points of its 100 per finding."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def penalty(self) -> int:
+        return _PENALTY[self.value]
+
+
+class Scope(Enum):
+    """Which pages a rule looks at; the first three are checked page by page."""
+
+    EVERY_PAGE = "every page", "noindex pages (drafts, 404) included: what any fetched page must get right"
+    INDEXABLE = "indexable pages", "every page that is not noindex"
+    POSTS = "posts", "indexable pages that are articles (og:type article or a JSON-LD BlogPosting)"
+    NOINDEX = "noindex pages", "pages that say noindex (drafts, 404, or a robots meta)"
+    SITE = "the site", "robots.txt and sitemap.xml themselves"
+
+    def __init__(self, label: str, meaning: str) -> None:
+        self.label = label
+        self.meaning = meaning
+
+    def covers(self, *, noindex: bool, post: bool) -> bool:
+        """Whether a per-page check of this scope runs on a page that is (not) noindex, (not) a post."""
+        if self is Scope.EVERY_PAGE:
+            return True
+        if self is Scope.INDEXABLE:
+            return not noindex
+        if self is Scope.POSTS:
+            return post and not noindex
+        raise ValueError(f"{self.label}: not a per-page scope")
+
+
+PER_PAGE = (Scope.EVERY_PAGE, Scope.INDEXABLE, Scope.POSTS)
+
+
+class Topic(Enum):
+    """The rows of the SEO panel of `mkdocs serve`, in order; ``id`` is the row's ``data-topic``."""
+
+    TITLE = "title", "标题"
+    DESCRIPTION = "description", "描述"
+    DENSITY = "density", "关键词密度"
+    PLACEMENT = "placement", "关键词位置"
+    IMAGES = "images", "图片 alt"
+    LINKS = "links", "链接"
+    LENGTH = "length", "篇幅"
+    OTHER = "other", "其他"
+
+    def __init__(self, topic_id: str, heading: str) -> None:
+        self.id = topic_id
+        self.heading = heading
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem on one page; ``page`` is relative to the audited folder, with ``/`` separators."""
+
+    page: str
+    rule: str
+    severity: Severity
+    message: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"page": self.page, "rule": self.rule, "severity": str(self.severity), "message": self.message}
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A declared rule. ``worst`` is set for a rule that escalates (density: warning, then error)."""
+
+    id: str
+    severity: Severity
+    scope: Scope
+    topic: Topic
+    doc: str  # when it fires: one line of Markdown
+    fix: str  # what the author does about it: one line of Markdown
+    worst: Severity | None = None
+
+    def at(self, page: str, message: str, severity: Severity | None = None) -> Finding:
+        """A finding of this rule on ``page``; ``severity`` only to escalate to ``worst``."""
+        chosen = severity or self.severity
+        if chosen not in (self.severity, self.worst):
+            raise ValueError(f"rule {self.id} is declared {self.severity}, not {chosen}")
+        return Finding(page, self.id, chosen, message)
+
+    @property
+    def severities(self) -> str:
+        return f"{self.severity} / {self.worst}" if self.worst else str(self.severity)
+
+
+Check = Callable[[Any], Iterator[Finding]]  # a function of one page's facts (`rules.PageFacts`)
+
+
+@dataclass(frozen=True)
+class PageCheck:
+    """A function of one page's facts, and the rules (all of one per-page scope) it may report."""
+
+    run: Check
+    scope: Scope
+    rules: frozenset[str]
+
+
+class Registry:
+    """Rules by id, in declaration order, and the per-page checks that report them."""
+
+    def __init__(self) -> None:
+        self._rules: dict[str, Rule] = {}
+        self._checks: list[PageCheck] = []
+
+    def declare(self, rule_id: str, severity: Severity, scope: Scope, topic: Topic, doc: str, fix: str,
+                *, worst: Severity | None = None) -> Rule:
+        if rule_id in self._rules:
+            raise ValueError(f"rule {rule_id!r} is declared twice")
+        rule = Rule(rule_id, severity, scope, topic, doc, fix, worst)
+        self._rules[rule_id] = rule
+        return rule
+
+    def check(self, *rules: Rule) -> Callable[[Check], Check]:
+        """Register a per-page check that reports ``rules``; it runs on the pages their scope covers."""
+        scopes = {rule.scope for rule in rules}
+        if len(scopes) != 1 or not scopes <= set(PER_PAGE):
+            raise ValueError(f"a page check reports rules of one per-page scope, not {scopes}")
+
+        def register(function: Check) -> Check:
+            self._checks.append(PageCheck(function, scopes.pop(), frozenset(r.id for r in rules)))
+            return function
+
+        return register
+
+    def page_findings(self, facts: Any, *, noindex: bool, post: bool) -> Iterator[Finding]:
+        """Every finding of the checks whose scope covers this page, broadest scope first."""
+        for check in sorted(self._checks, key=lambda c: PER_PAGE.index(c.scope)):
+            if not check.scope.covers(noindex=noindex, post=post):
+                continue
+            for finding in check.run(facts):
+                if finding.rule not in check.rules:
+                    raise ValueError(f"{check.run.__name__} reported {finding.rule}, not one it declares")
+                yield finding
+
+    def __getitem__(self, rule_id: str) -> Rule:
+        return self._rules[rule_id]
+
+    def __iter__(self) -> Iterator[Rule]:
+        return iter(self._rules.values())
+
+    def ids(self) -> list[str]:
+        return list(self._rules)
+
+
+def markdown(rules: Iterable[Rule]) -> str:
+    """docs/seo-rules.md: the reference of every rule, generated so that it cannot drift from the code."""
+    rules = list(rules)
+    lines = [
+        "# SEO rules",
+        "",
+        "<!-- Generated from the rule registry (src/perfblog/seo/rules.py) by `blog seo rules`.",
+        "     Do not edit: change the registry, then run `blog seo rules > docs/seo-rules.md`. -->",
+        "",
+        "Every finding of `blog seo audit`, of the audit at the end of `mkdocs build` and of the SEO panel",
+        "of `mkdocs serve` names one of these rules. A page starts at 100 points and loses "
+        + ", ".join(f"{s.penalty} per {s}" for s in Severity) + ", down to 0.",
+        "Lengths are display widths: a CJK character counts 2 units, a Latin letter 1.",
+        "",
+        "Scopes:",
+        "",
+        *(f"- **{scope.label}**: {scope.meaning}." for scope in Scope),
+        "",
+        f"{len(rules)} rules:",
+        "",
+        "| rule id | severity | applies to | panel topic | fires when | fix |",
+        "|---|---|---|---|---|---|",
+    ]
+    for rule in rules:
+        cells = (f"`{rule.id}`", rule.severities, rule.scope.label, f"{rule.topic.heading} ({rule.topic.id})",
+                 rule.doc, rule.fix)
+        lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
+    return "\n".join(lines) + "\n"
