@@ -125,6 +125,25 @@ def test_robots_matching_follows_rfc_9309():
     assert parsed.errors == []
 
 
+def test_robots_groups_naming_the_same_agent_are_merged():
+    parsed = robots.parse("User-agent: Googlebot\nDisallow: /a\n\nUser-agent: googlebot\nDisallow: /b\n")
+    assert not parsed.allowed("googlebot", "/a")
+    assert not parsed.allowed("googlebot", "/b")
+    assert parsed.allowed("googlebot", "/c")
+
+
+def test_robots_every_star_group_applies_not_only_the_last():
+    parsed = robots.parse(
+        "User-agent: *\nDisallow: /a\n\n"
+        "User-agent: Baiduspider\nDisallow: /x\n\n"
+        "User-agent: *\nDisallow: /b\n"
+    )
+    assert not parsed.allowed("bingbot", "/a")
+    assert not parsed.allowed("bingbot", "/b")
+    assert parsed.allowed("bingbot", "/x")
+    assert parsed.allowed("baiduspider", "/a")  # its own group replaces *
+
+
 def test_blog_command_prints_the_json_contract_and_exits_1_with_strict(broken):
     import subprocess
     import sys

@@ -1,18 +1,19 @@
 """robots.txt: write one that blocks no crawler and names the sitemaps; read one to check who it blocks.
 
-Matching follows RFC 9309 (Google's and Baidu's reading): the group of the most specific user agent
-applies, else `*`; within it the longest matching pattern wins, `Allow` on a tie; `*` matches any run
-of characters and `$` anchors the end.
+Matching is Protego's (Scrapy's parser), which follows RFC 9309 as Google and Baidu read it: groups
+naming the same user agent are merged, the group of the most specific agent applies, else `*`;
+within it the longest matching pattern wins, `Allow` on a tie. Protego forgives what crawlers
+forgive, so the lines a strict reader (Lighthouse) rejects are found by our own validator.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from urllib.parse import urlsplit
+
+from protego import Protego
 
 from perfblog.seo.errors import AuditError
 
@@ -36,59 +37,23 @@ def render(sitemap_urls: Iterable[str], existing: str | None = None) -> str:
     return body
 
 
-@dataclass
-class Group:
-    agents: list[str] = field(default_factory=list)
-    rules: list[tuple[bool, str]] = field(default_factory=list)  # (allow, pattern)
-
-
-@dataclass
+@dataclass(frozen=True)
 class Robots:
-    """A parsed robots.txt: groups, sitemap URLs, and the lines that broke the syntax."""
+    """A parsed robots.txt: who may fetch what (Protego), its sitemap URLs, the lines breaking the syntax."""
 
-    groups: list[Group] = field(default_factory=list)
+    matcher: Protego
     sitemaps: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
-    def _group_for(self, agent: str) -> Group | None:
-        agent = agent.lower()
-        fallback = None
-        for group in self.groups:
-            if agent in group.agents:
-                return group
-            if "*" in group.agents:
-                fallback = group
-        return fallback
-
     def allowed(self, agent: str, path: str) -> bool:
         """Whether `agent` may fetch `path` (a URL path, query included if any)."""
-        group = self._group_for(agent)
-        if group is None:
-            return True
-        best_len, best_allow = -1, True
-        for allow, pattern in group.rules:
-            if not pattern:  # an empty Disallow allows everything
-                continue
-            if _compile(pattern).match(path):
-                size = len(pattern)
-                if size > best_len or (size == best_len and allow):
-                    best_len, best_allow = size, allow
-        return best_allow
-
-
-@lru_cache(maxsize=256)
-def _compile(pattern: str) -> re.Pattern:
-    anchored = pattern.endswith("$")
-    core = pattern[:-1] if anchored else pattern
-    regex = ".*".join(re.escape(part) for part in core.split("*"))
-    return re.compile(regex + ("$" if anchored else ""))
+        return self.matcher.can_fetch(path, agent)
 
 
 def parse(text: str) -> Robots:
-    """Parse robots.txt leniently, recording each line a strict reader (Lighthouse) would reject."""
-    robots = Robots()
-    current: Group | None = None
-    last_was_agent = False
+    """Parse robots.txt as crawlers do, recording each line a strict reader (Lighthouse) would reject."""
+    robots = Robots(Protego.parse(text))
+    in_group = False
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.split("#", 1)[0].strip()
         if not line:
@@ -102,26 +67,19 @@ def parse(text: str) -> Robots:
             robots.errors.append(f"line {number}: unknown directive {key!r}")
             continue
         if key == "user-agent":
-            if current is None or not last_was_agent:
-                current = Group()
-                robots.groups.append(current)
-            current.agents.append(value.lower())
-            last_was_agent = True
-            continue
-        last_was_agent = False
-        if key == "sitemap":
+            in_group = True
+        elif key == "sitemap":
             if not urlsplit(value).scheme or not urlsplit(value).netloc:
                 robots.errors.append(f"line {number}: Sitemap URL {value!r} is not absolute")
             robots.sitemaps.append(value)
         elif key in ("allow", "disallow"):
-            if current is None:
+            if not in_group:
                 robots.errors.append(f"line {number}: {key} before any User-agent")
                 continue
             if value and not value.startswith(("/", "*")):
                 robots.errors.append(f"line {number}: pattern {value!r} must start with / or *")
             if "$" in value[:-1]:
                 robots.errors.append(f"line {number}: '$' only allowed at the end of {value!r}")
-            current.rules.append((key == "allow", value))
     return robots
 
 
