@@ -63,13 +63,20 @@ def write_robots(site_dir: Path, sitemap_url: str | None = f"{SITE}sitemap.xml")
     return path
 
 
-def write_repo(root: Path, entries: list[SitemapEntry], *, key_file: str = "indexnow.key") -> Path:
-    """A repository with mkdocs.yml (MkDocs' python tags included), a built site/ and its sitemap."""
-    root.mkdir(parents=True, exist_ok=True)
+def write_repo(
+    root: Path,
+    entries: list[SitemapEntry],
+    *,
+    key_file: str = "indexnow.key",
+    site_url: str = SITE,
+    site_dir: str = "site",
+) -> Path:
+    """A repository with mkdocs.yml (MkDocs' python tags included), docs/, a built site and its sitemap."""
+    (root / "docs").mkdir(parents=True, exist_ok=True)
     (root / "mkdocs.yml").write_text(
         "site_name: 测试\n"
-        f"site_url: {SITE}\n"
-        "site_dir: site\n"
+        f"site_url: {site_url}\n"
+        f"site_dir: {site_dir}\n"
         "markdown_extensions:\n"
         "  - pymdownx.superfences:\n"
         "      custom_fences:\n"
@@ -82,8 +89,8 @@ def write_repo(root: Path, entries: list[SitemapEntry], *, key_file: str = "inde
         f"      seo_indexnow_key_file: {key_file}\n",
         encoding="utf-8",
     )
-    write_urlset(root / "site" / "sitemap.xml", entries)
-    write_robots(root / "site")
+    write_urlset(root / site_dir / "sitemap.xml", entries)
+    write_robots(root / site_dir)
     return root
 
 

@@ -10,10 +10,11 @@ from fake_engines import BAIDU_TOKEN as TOKEN
 from fake_engines import FakeEngines, engines_fixture  # noqa: F401 (the `engines` fixture)
 from submit_sites import SITE, pages, write_index, write_repo, write_urlset
 
+from perfblog.core import project
 from perfblog.seo.errors import EngineRefusedError, SubmitError
 from perfblog.seo.indexnow_key import ensure_key, write_key_file
 from perfblog.seo.submit.base import Backoff
-from perfblog.seo.submit.cli import load_mkdocs_config, register, seo_plugin_options, submit
+from perfblog.seo.submit.cli import register, submit
 from perfblog.seo.submit.transport import UrllibTransport
 
 
@@ -39,10 +40,10 @@ def blog_submit(repo: Path, *argv: str, environ: dict[str, str] | None = None) -
     )
 
 
-def test_the_config_is_read_despite_mkdocs_python_tags(repo: Path) -> None:
-    config = load_mkdocs_config(repo / "mkdocs.yml")
-    assert config["site_url"] == SITE
-    assert seo_plugin_options(config) == {"seo_indexnow_key_file": "indexnow.key"}
+def test_the_config_is_read_by_the_project_loader_despite_mkdocs_python_tags(repo: Path) -> None:
+    site = project.load(repo / "mkdocs.yml")
+    assert site.site_url == SITE
+    assert site.plugin_config("seo").seo_indexnow_key_file == "indexnow.key"
 
 
 def test_a_baidu_dry_run_prints_exactly_the_request_a_real_run_sends_and_sends_nothing(
@@ -117,9 +118,17 @@ def test_google_reads_a_gzipped_index_and_submits_its_url(
     assert engines.requests == []
 
 
-def test_google_refuses_limit(repo: Path) -> None:
-    with pytest.raises(SubmitError, match="--limit does not apply to google"):
-        blog_submit(repo, "google", "--limit", "3")
+def test_each_engine_has_its_own_options_and_google_takes_no_limit(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from perfblog.core.cli import main
+
+    for engine, foreign in (("google", "--limit"), ("baidu", "--key-file"), ("indexnow", "--credentials"),
+                            ("google", "--token-file")):
+        with pytest.raises(SystemExit) as exited:
+            main(["submit", engine, foreign, "3", "-f", str(repo / "mkdocs.yml")])
+        assert exited.value.code == 2
+        assert f"unrecognized arguments: {foreign} 3" in capsys.readouterr().err
 
 
 def test_site_overrides_site_url(engines: FakeEngines, repo: Path) -> None:
@@ -169,3 +178,63 @@ def test_the_blog_command_exits_0_on_a_dry_run_and_2_on_a_bad_token_that_it_neve
     assert "blog: error: baidu: POST" in captured.err and "401 token is not valid" in captured.err
     assert TOKEN not in captured.out + captured.err
     assert not (repo / ".blog" / "s.json").exists()  # nothing was accepted, so nothing was written
+
+
+def test_an_env_site_url_is_honoured_and_given_its_trailing_slash(
+    engines: FakeEngines, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from perfblog.core.cli import main
+
+    repo = write_repo(tmp_path / "repo", pages(3), site_url='!ENV [BLOG_SITE_URL, "https://wrong.example/"]')
+    monkeypatch.setenv("BLOG_SITE_URL", SITE.rstrip("/"))
+    monkeypatch.setenv("BAIDU_PUSH_TOKEN", TOKEN)
+    assert main(["submit", "baidu", "--endpoint", f"{engines.url}/urls", "--yes",
+                 "-f", str(repo / "mkdocs.yml")]) == 0  # fmt: skip
+    [push] = engines.seen("/urls")
+    assert push.query["site"] == "https://blog.example.com"
+    assert push.lines == [entry.loc for entry in pages(3)]
+
+
+def test_the_sitemap_is_read_from_a_non_default_site_dir(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from perfblog.core.cli import main
+
+    repo = write_repo(tmp_path / "repo", pages(4), site_dir="public")
+    assert main(["submit", "baidu", "-f", str(repo / "mkdocs.yml")]) == 0
+    assert "baidu: 4 URLs in the sitemap, 0 already accepted, 4 new or changed." in capsys.readouterr().out
+
+
+def test_submit_works_from_a_subfolder_and_keeps_its_state_beside_mkdocs_yml(
+    engines: FakeEngines, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from perfblog.core.cli import main
+
+    monkeypatch.setenv("BAIDU_PUSH_TOKEN", TOKEN)
+    monkeypatch.chdir(repo / "docs")
+    assert main(["submit", "baidu", "--endpoint", f"{engines.url}/urls", "--yes"]) == 0
+    assert len(engines.seen("/urls")[0].lines) == 3
+    assert (repo / ".blog" / "submit-state.json").is_file()
+    assert not (repo / "docs" / ".blog").exists()
+
+
+def test_outside_a_site_submit_says_so_and_exits_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from perfblog.core.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["submit", "baidu"]) == 2
+    assert "mkdocs.yml not found" in capsys.readouterr().err
+
+
+def test_indexnow_keeps_its_key_where_the_seo_plugin_says(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from perfblog.core.cli import main
+
+    repo = write_repo(tmp_path / "repo", pages(1), key_file="keys/indexnow.key")
+    (repo / "keys").mkdir()
+    assert main(["submit", "indexnow", "-f", str(repo / "mkdocs.yml")]) == 2  # not built with the key yet
+    assert f"made a new key in {repo / 'keys' / 'indexnow.key'}" in capsys.readouterr().out
+    assert not (repo / "indexnow.key").exists()

@@ -24,6 +24,7 @@ from xml.sax.saxutils import escape
 
 from lxml import etree
 
+from perfblog.core.project import normalise_url
 from perfblog.seo.errors import SitemapError
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -122,7 +123,7 @@ def write(urls: Iterable[Url], site_dir: Path, base_url: str, max_urls: int = MA
     """
     if not 1 <= max_urls <= MAX_URLS:
         raise SitemapError(f"max_urls must be between 1 and {MAX_URLS}, not {max_urls}")
-    base = base_url if base_url.endswith("/") else base_url + "/"
+    base = normalise_url(base_url) or ""
     split = urlsplit(base)
     if not split.scheme or not split.netloc:
         raise SitemapError(f"site URL {base_url!r} is not absolute; set site_url in mkdocs.yml")

@@ -12,12 +12,14 @@ recording all may lose pages. To make the case rare, each request after the firs
 
 from __future__ import annotations
 
+import argparse
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from urllib.parse import urlencode, urlsplit
 
 from perfblog.seo.errors import EngineRefusedError, SubmitError
-from perfblog.seo.submit.base import Backoff, BatchOutcome, Submitter, exchange
+from perfblog.seo.submit.base import Backoff, BatchOutcome, Context, Engine, Submitter, exchange
 from perfblog.seo.submit.sitemaps import SitemapEntry
 from perfblog.seo.submit.transport import HttpRequest, Transport, scrub
 
@@ -140,3 +142,42 @@ class BaiduSubmitter(Submitter):
 
 def _urls(value: object) -> set[str]:
     return {str(url) for url in value} if isinstance(value, list) else set()
+
+
+def baidu_token(token_file: Path | None, *, repo: Path, environ: Mapping[str, str]) -> str | None:
+    """The push token from `token_file` (which must lie outside the repository) or BAIDU_PUSH_TOKEN."""
+    if token_file is None:
+        return environ.get("BAIDU_PUSH_TOKEN", "").strip() or None
+    if token_file.resolve().is_relative_to(repo.resolve()):
+        raise SubmitError(
+            f"--token-file {token_file}: keep the token file outside the repository ({repo.resolve()}), "
+            "so that it is never committed"
+        )
+    try:
+        token = token_file.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SubmitError(f"--token-file {token_file}: cannot read it ({type(exc).__name__})") from None
+    if not token:
+        raise SubmitError(f"--token-file {token_file}: the file is empty")
+    return token
+
+
+def _options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--token-file",
+        type=Path,
+        help="file holding the push token, outside the repository (default: the BAIDU_PUSH_TOKEN variable)",
+    )
+
+
+def _submitter(args: argparse.Namespace, context: Context) -> BaiduSubmitter:
+    token = baidu_token(args.token_file, repo=context.repo, environ=context.environ)
+    if context.send and not token:
+        raise SubmitError("baidu: no push token: set BAIDU_PUSH_TOKEN or pass --token-file PATH")
+    return BaiduSubmitter(site=context.site, token=token, transport=context.transport,
+                          endpoint=context.endpoint or BAIDU_ENDPOINT, backoff=context.backoff)
+
+
+ENGINE = Engine(
+    "baidu", "Baidu 普通收录: push new or changed URLs, within the daily quota", _options, _submitter
+)

@@ -1,4 +1,5 @@
-"""What every engine shares: the plan (which URLs are new or changed), retries, and the run loop.
+"""What every engine shares: the plan (which URLs are new or changed), retries, the run loop, and
+the shape of an engine's entry in `blog submit`'s registry.
 
 An engine only knows how to turn a batch of URLs into a request and how to read its answer. The loop
 here decides what is sent, prints the plan in a dry run, and records what was accepted after each
@@ -7,6 +8,7 @@ answer, so an interrupted run loses nothing and resends nothing already accepted
 
 from __future__ import annotations
 
+import argparse
 import logging
 import time
 from abc import ABC, abstractmethod
@@ -14,7 +16,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import ClassVar, TextIO
+from typing import Any, ClassVar, TextIO
 
 from perfblog.seo.errors import EngineUnavailableError, EngineUnreachableError, SubmitError
 from perfblog.seo.submit.sitemaps import SitemapEntry
@@ -211,3 +213,31 @@ def _dry_run(submitter: Submitter, plan: Plan, out: TextIO) -> RunReport:
         print(f"\n{submitter.request_for(batch).shown()}\n", file=out)
     print("dry run: nothing was sent.", file=out)
     return RunReport(0, 0, len(plan.pending) + plan.held_back)
+
+
+@dataclass(frozen=True)
+class Context:
+    """What `blog submit` hands an engine's factory besides its own options."""
+
+    site: str  # the site URL, with its trailing slash
+    root: Path  # the built site's folder (the sitemap's, when it lies elsewhere)
+    sitemap: Path
+    repo: Path  # the folder of mkdocs.yml: secrets must stay outside it
+    seo: Any | None  # the seo plugin's validated options; None when the site does not use the plugin
+    endpoint: str | None  # --endpoint: another address for the engine (tests, another IndexNow engine)
+    send: bool  # --yes
+    transport: Transport
+    backoff: Backoff
+    environ: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class Engine:
+    """One entry of `blog submit`'s registry: a name, its own CLI options, and how to make its submitter."""
+
+    name: str
+    help: str
+    add_options: Callable[[argparse.ArgumentParser], None]
+    submitter: Callable[[argparse.Namespace, Context], Submitter]
+    #: Whether `--limit N` applies: engines that take URLs do; one that takes the whole sitemap does not.
+    takes_limit: bool = True

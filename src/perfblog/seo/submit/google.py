@@ -9,6 +9,7 @@ imported only here and only when a token is needed.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 from collections.abc import Mapping, Sequence
@@ -23,7 +24,15 @@ from perfblog.seo.errors import (
     EngineUnreachableError,
     SubmitError,
 )
-from perfblog.seo.submit.base import Backoff, BatchOutcome, Submitter, exchange, read_built_file
+from perfblog.seo.submit.base import (
+    Backoff,
+    BatchOutcome,
+    Context,
+    Engine,
+    Submitter,
+    exchange,
+    read_built_file,
+)
 from perfblog.seo.submit.sitemaps import SitemapEntry
 from perfblog.seo.submit.transport import HttpRequest, HttpResponse, Transport, scrub
 
@@ -193,3 +202,25 @@ def _auth_request(transport: Transport) -> Any:
                 raise auth_exceptions.TransportError(str(exc)) from None
 
     return _Request()
+
+
+def _options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--credentials", type=Path, help="service-account JSON (default: GOOGLE_APPLICATION_CREDENTIALS)"
+    )
+
+
+def _submitter(args: argparse.Namespace, context: Context) -> GoogleSubmitter:
+    """Google is given the sitemap's own URL: its path below the built site, else its file name."""
+    sitemap, root = context.sitemap.resolve(), context.root.resolve()
+    relative = sitemap.relative_to(root).as_posix() if sitemap.is_relative_to(root) else sitemap.name
+    return GoogleSubmitter(site=context.site, sitemap_url=context.site + relative,
+                           robots_path=context.root / "robots.txt", credentials=args.credentials,
+                           transport=context.transport, endpoint=context.endpoint or GOOGLE_ENDPOINT,
+                           backoff=context.backoff)
+
+
+ENGINE = Engine(
+    "google", "Google Search Console: submit the sitemap (with a service account)", _options, _submitter,
+    takes_limit=False,
+)

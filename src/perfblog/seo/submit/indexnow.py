@@ -7,14 +7,24 @@ submits URLs controls the host.
 
 from __future__ import annotations
 
+import argparse
 import json
 from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from perfblog.core.project import normalise_url
 from perfblog.seo.errors import EngineRefusedError, SubmitError
-from perfblog.seo.indexnow_key import KEY_PATTERN
-from perfblog.seo.submit.base import Backoff, BatchOutcome, Submitter, exchange, read_built_file
+from perfblog.seo.indexnow_key import KEY_FILE, KEY_PATTERN, ensure_key
+from perfblog.seo.submit.base import (
+    Backoff,
+    BatchOutcome,
+    Context,
+    Engine,
+    Submitter,
+    exchange,
+    read_built_file,
+)
 from perfblog.seo.submit.sitemaps import SitemapEntry
 from perfblog.seo.submit.transport import HttpRequest, Transport
 
@@ -48,7 +58,7 @@ class IndexNowSubmitter(Submitter):
         parts = urlsplit(site)
         self.host = parts.hostname or ""
         self.key = key
-        self.key_location = f"{site.rstrip('/')}/{key}.txt"
+        self.key_location = f"{normalise_url(site)}{key}.txt"
         self.site_dir = site_dir
         self.transport = transport
         self.endpoint = endpoint
@@ -97,3 +107,32 @@ class IndexNowSubmitter(Submitter):
             f"indexnow: {request.method} {request.shown_url}: HTTP {response.status}: {reason}"
             + (f" ({response.text[:200].strip()})" if response.text.strip() else "")
         )
+
+
+def _options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--key-file",
+        type=Path,
+        help=f"the key file (default: the seo plugin's seo_indexnow_key_file, else {KEY_FILE})",
+    )
+
+
+def _submitter(args: argparse.Namespace, context: Context) -> IndexNowSubmitter:
+    """The key from --key-file or the seo plugin's option; made once, with a note, when there is none."""
+    configured = context.seo.seo_indexnow_key_file if context.seo is not None else KEY_FILE
+    key_file = args.key_file or context.repo / configured
+    made = not key_file.exists()
+    key = ensure_key(key_file)
+    if made:
+        print(
+            f"indexnow: made a new key in {key_file}; commit it, then build and deploy the site "
+            f"(the seo plugin publishes it as {key}.txt) before submitting"
+        )
+    return IndexNowSubmitter(site=context.site, key=key, site_dir=context.root, transport=context.transport,
+                             endpoint=context.endpoint or INDEXNOW_ENDPOINT, backoff=context.backoff)
+
+
+ENGINE = Engine(
+    "indexnow", "IndexNow (Bing, Yandex, Seznam, Naver, Yep): post new or changed URLs with the site's key",
+    _options, _submitter,
+)

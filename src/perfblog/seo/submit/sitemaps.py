@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 from lxml import etree
 
+from perfblog.core.project import normalise_url
 from perfblog.seo.errors import SitemapError
 
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -118,8 +119,9 @@ def _syntax_error(path: Path, exc: BaseException) -> SitemapError:
 
 def _child_path(loc: str, index: Path, site_url: str | None, root: Path, line: int) -> Path:
     """Where the built file for a child sitemap URL lies on disk."""
-    if site_url and loc.startswith(site_url.rstrip("/") + "/"):
-        candidate = root.joinpath(*PurePosixPath(loc[len(site_url.rstrip("/")) + 1 :]).parts)
+    base = normalise_url(site_url)
+    if base and loc.startswith(base):
+        candidate = root.joinpath(*PurePosixPath(loc[len(base) :]).parts)
         if candidate.is_file():
             return candidate
     name = PurePosixPath(urlsplit(loc).path).name
