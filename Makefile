@@ -1,5 +1,7 @@
-# The two commands of the README: `make site` builds the site, `make test` runs the tests.
-# Each creates the virtual environment and installs the pinned dependencies first.
+# The two commands of the README: `make site` builds the site, `make test` runs the tests (CI: .ci/run).
+# `make check` is the fast lane while working: ruff, lint-imports and the tests that need no kernel,
+# MkDocs build, browser or torch (markers in pyproject.toml). Each creates the virtual environment and
+# installs the pinned dependencies first.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -8,7 +10,7 @@ STAMP := $(VENV)/.installed
 # Material 9.7+ prints an end-of-life banner on every build; it says nothing about this site.
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: site test serve clean browser
+.PHONY: site test check serve clean browser
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +37,13 @@ test: $(STAMP) browser
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/pytest -q
+
+# The slow tests are marked by what they need; everything else runs here in seconds.
+FAST_TESTS := not (kernel or mkdocs or browser or torch)
+check: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/lint-imports
+	$(BIN)/pytest -q -m "$(FAST_TESTS)"
 
 clean:
 	rm -rf $(VENV) site

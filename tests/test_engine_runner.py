@@ -22,6 +22,7 @@ def run_text(tmp_path: Path, text: str, options: RunOptions = CPU, name: str = "
     return runner.run(snippet.load(path, tmp_path), options)
 
 
+@pytest.mark.kernel
 def test_captures_streams_displays_records_images_and_provenance(tmp_path: Path) -> None:
     (tmp_path / "data.txt").write_text("from the snippets dir")
     outcome = run_text(tmp_path, '''# %% [markdown]
@@ -69,6 +70,7 @@ chart("c", x=[1, 2], series={"s": [1.0, 2.0]}, alt="two points")
     assert result["status"] == "ok" and result["device_class"] == "cpu-test"
 
 
+@pytest.mark.kernel
 def test_expected_raise_is_captured_not_a_failure(tmp_path: Path) -> None:
     outcome = run_text(tmp_path, '# %% name="boom" raises=true\nraise ValueError("<b>expected</b>")\n')
     assert outcome.ok, outcome.error
@@ -77,6 +79,7 @@ def test_expected_raise_is_captured_not_a_failure(tmp_path: Path) -> None:
     assert "<b>expected</b>" in error["traceback"] and "\x1b[" not in error["traceback"]
 
 
+@pytest.mark.kernel
 def test_unexpected_raise_fails_naming_file_line_and_cell(tmp_path: Path) -> None:
     outcome = run_text(tmp_path, '# %% name="ok"\nx = 1\n\n# %% name="bad"\ny = 2\n\n1 / 0\n')
     assert not outcome.ok and outcome.result is None
@@ -84,11 +87,13 @@ def test_unexpected_raise_fails_naming_file_line_and_cell(tmp_path: Path) -> Non
     assert "ZeroDivisionError" in outcome.traceback
 
 
+@pytest.mark.kernel
 def test_cell_marked_raises_that_does_not_raise_fails(tmp_path: Path) -> None:
     outcome = run_text(tmp_path, '# %% name="calm" raises=true\nx = 1\n')
     assert not outcome.ok and "cell 'calm' is marked raises=true but raised nothing" in outcome.error
 
 
+@pytest.mark.kernel
 def test_timeout_ends_the_kernel_and_its_children(tmp_path: Path) -> None:
     pid_file = tmp_path / "child.pid"
     options = RunOptions(device="cpu", device_class="cpu-test", cell_timeout=3, snippet_timeout=60)
@@ -107,6 +112,7 @@ time.sleep(300)
         time.sleep(0.1)
 
 
+@pytest.mark.kernel
 def test_snippet_header_timeout_limits_the_whole_snippet(tmp_path: Path) -> None:
     outcome = run_text(tmp_path, '''# ---
 # blog:
@@ -123,12 +129,14 @@ time.sleep(30)
     assert not outcome.ok and "cell 'b' timed out (per-snippet timeout 3 s)" in outcome.error
 
 
+@pytest.mark.kernel
 def test_kernel_death_is_reported_with_its_signal(tmp_path: Path) -> None:
     outcome = run_text(tmp_path, '# %% name="ok"\nx = 1\n\n# %% name="die"\nimport os\nos.abort()\n')
     assert not outcome.ok
     assert "s.py:4: the kernel died (killed by SIGABRT) while running cell 'die'" in outcome.error
 
 
+@pytest.mark.kernel
 def test_runner_can_run_from_a_background_thread(tmp_path: Path) -> None:
     path = tmp_path / "t.py"
     path.write_text('# %% name="a"\nprint("threaded")\n')
@@ -140,6 +148,7 @@ def test_runner_can_run_from_a_background_thread(tmp_path: Path) -> None:
     assert box[0].result["cells"][0]["outputs"][0]["text"] == "threaded\n"
 
 
+@pytest.mark.kernel
 def test_a_cuda_run_whose_kernel_sees_no_gpu_fails_instead_of_filing_cpu_numbers_as_gpu(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -150,6 +159,7 @@ def test_a_cuda_run_whose_kernel_sees_no_gpu_fails_instead_of_filing_cpu_numbers
     assert "s.py: the kernel's torch sees no CUDA device" in outcome.error
 
 
+@pytest.mark.kernel
 def test_stored_outputs_never_show_this_machines_paths(tmp_path: Path) -> None:
     snippets_dir = tmp_path / "project" / "snippets"
     snippets_dir.mkdir(parents=True)

@@ -16,6 +16,8 @@ import pytest
 
 from perfblog.generator import device
 
+pytestmark = [pytest.mark.kernel, pytest.mark.mkdocs]
+
 FIXTURE = Path(__file__).parent / "fixtures" / "engine" / "blog"
 CPU = device.cpu_class()
 

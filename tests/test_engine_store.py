@@ -60,6 +60,7 @@ def fake_result(eng: Engine, device_class: str, ran_at: str, stale: bool = False
     return eng.store.save(result, {})
 
 
+@pytest.mark.kernel
 def test_result_file_is_sorted_json_written_without_leftovers(project: Path) -> None:
     eng = engine(project)
     outcome = eng.run(eng.snippet("s"))
@@ -72,6 +73,7 @@ def test_result_file_is_sorted_json_written_without_leftovers(project: Path) -> 
     assert sorted(p.name for p in path.parent.iterdir()) == [path.name]
 
 
+@pytest.mark.kernel
 def test_failed_run_never_replaces_a_good_result(project: Path) -> None:
     eng = engine(project)
     assert eng.run(eng.snippet("s")).ok
@@ -84,6 +86,7 @@ def test_failed_run_never_replaces_a_good_result(project: Path) -> None:
     assert eng.shown(eng.snippet("s")).state == "stale"
 
 
+@pytest.mark.kernel
 def test_blog_run_reports_a_failure_keeps_the_old_result_and_exits_1(project: Path, capsys) -> None:
     assert blog("run", "--device", "cpu") == 0
     (project / "snippets" / "s.py").write_text(SNIPPET.replace('print("hi")', "1/0"))
@@ -111,6 +114,7 @@ def test_a_second_lock_holder_fails_fast_with_a_clear_message(project: Path) -> 
             other.result(timeout=30)
 
 
+@pytest.mark.kernel
 def test_a_second_blog_run_fails_fast_even_between_the_first_runs_snippets(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -149,6 +153,7 @@ def test_modes_decide_what_runs(project: Path) -> None:
     assert [eng.needs_run(snip, m) for m in resolve.MODES] == [True, False, True, False]  # stale
 
 
+@pytest.mark.kernel
 def test_fresh_gpu_result_is_shown_by_a_cpu_machine_and_never_overwritten(project: Path, capsys) -> None:
     eng = engine(project)
     gpu_file = fake_result(eng, GPU, "2026-11-01T00:00:00Z")
@@ -175,6 +180,7 @@ def test_stale_gpu_result_yields_to_fresh_cpu_then_newest_stale(project: Path) -
     assert (shown.device_class, shown.state) == (GPU, "stale")
 
 
+@pytest.mark.kernel
 def test_blog_status_lists_states_and_exits_1_on_stale_or_missing(project: Path, capsys) -> None:
     assert blog("status") == 1
     assert "missing" in capsys.readouterr().out

@@ -170,6 +170,7 @@ def _matches(text: str, value: object, unit: str = "") -> bool:
 # --- the checks --------------------------------------------------------------------------------------
 
 
+@pytest.mark.mkdocs
 def test_prose_has_no_numbers_typed_by_hand(article: lxml_html.HtmlElement) -> None:
     found = hand_typed_numbers(prose_text(article))
     assert not found, "digits in prose outside embeds, code, dates and versions:\n" + "\n".join(found)
@@ -193,6 +194,7 @@ def test_ordinary_counting_words_are_not_numbers() -> None:
     assert hand_typed_numbers("编译之后只有一张图，两种写法的结果一致。") == []
 
 
+@pytest.mark.mkdocs
 def test_every_inline_value_is_a_stored_value(article: lxml_html.HtmlElement, markdown: str) -> None:
     stems = embedded_snippets(markdown)
     allowed = [v for stem in stems for v in stored_values(stem)]
@@ -222,6 +224,7 @@ def test_the_flagship_post_embeds_the_model_benchmark() -> None:
     assert "model_bench" in embedded_snippets(markdown)
 
 
+@pytest.mark.mkdocs
 def test_rendered_post_shows_no_stale_or_missing_result(article: lxml_html.HtmlElement) -> None:
     markup = lxml_html.tostring(article, encoding="unicode")
     for mark in ("snippet-stale", "snippet-missing", "snippet-placeholder"):

@@ -20,6 +20,8 @@ from perfblog.generator.engine import Engine, Settings
 from perfblog.generator.preview import SnippetPreview
 from perfblog.generator.store import Store
 
+pytestmark = pytest.mark.kernel
+
 SNIPPET = """\
 # %% [markdown]
 # {prose}

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.kernel, pytest.mark.mkdocs]
 
 FIXTURE = Path(__file__).parent / "fixtures" / "preview"
 CHROMIUM = Path("/usr/bin/chromium")

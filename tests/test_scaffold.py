@@ -103,6 +103,7 @@ def test_outside_a_site_root_the_scaffold_refuses_with_a_clear_message(
     assert "mkdocs.yml not found" in capsys.readouterr().err
 
 
+@pytest.mark.mkdocs
 def test_the_audit_flags_the_placeholders_until_the_author_fills_them(site: Path) -> None:
     (site / "mkdocs.yml").write_text(textwrap.dedent("""\
         site_name: 测试

@@ -12,6 +12,8 @@ import lxml.html
 import pytest
 import xmlschema
 
+pytestmark = pytest.mark.mkdocs
+
 FIXTURES = Path(__file__).parent / "fixtures" / "seo"
 MKDOCS = [
     sys.executable,

@@ -6,6 +6,7 @@ import re
 import textwrap
 from pathlib import Path
 
+import pytest
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
 
@@ -62,6 +63,7 @@ def test_separator_argument_is_honoured_as_material_passes_it() -> None:
     assert slugify("整图编译", "_") == "zheng_tu_bian_yi"
 
 
+@pytest.mark.mkdocs
 def test_material_blog_builds_a_chinese_post_under_its_pinyin_url(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     (docs / "posts").mkdir(parents=True)
