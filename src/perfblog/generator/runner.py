@@ -138,6 +138,7 @@ def run(snippet: Snippet, options: RunOptions, progress: Progress | None = None)
         return fail(f"{snippet.where}: could not run a Jupyter kernel: {exc}")
     finally:
         shutil.rmtree(sockets, ignore_errors=True)
+        _close_event_loop()
 
     duration = time.perf_counter() - started
     provenance = dict(provenance or {})
@@ -196,6 +197,20 @@ def _kernel_env(snippet: Snippet, options: RunOptions) -> dict[str, str]:
     env.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
     env.setdefault("MPLBACKEND", "Agg")
     return env
+
+
+def _close_event_loop() -> None:
+    """Close the event loop the kernel client ran on in this thread.
+
+    nbclient drives the kernel through jupyter_core's ``run_sync``, which gives each thread its own event
+    loop and never closes it: a background thread (the serve preview) would leave the loop and its two
+    sockets to the garbage collector. jupyter_core makes a new loop when one is next needed.
+    """
+    from jupyter_core.utils import ensure_event_loop
+
+    loop = ensure_event_loop()
+    if not loop.is_running():
+        loop.close()
 
 
 def _remaining(cell_limit: float | None, deadline: float | None) -> float | None:
