@@ -100,6 +100,7 @@ def test_a_config_error_is_one_line_naming_the_file(tmp_path: Path) -> None:
         project.load(start=tmp_path)
 
 
+@pytest.mark.kernel
 def test_blog_run_and_status_from_a_subfolder_use_the_sites_results_dir(site: Path) -> None:
     sub = site / "content" / "posts"
     done = blog(sub, "run", "--device", "cpu")
@@ -128,6 +129,8 @@ def test_f_names_the_config_explicitly(site: Path, tmp_path: Path) -> None:
     assert "calc" in done.stdout
 
 
+@pytest.mark.kernel
+@pytest.mark.mkdocs
 def test_a_post_is_dated_by_its_embedded_snippets_results_in_the_configured_folders(site: Path) -> None:
     """The snippets plugin lists a page's embeds in its meta; the seo plugin dates the page by them."""
     if not list((site / "code" / "_frozen").rglob("*.json")):
