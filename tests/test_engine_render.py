@@ -10,6 +10,7 @@ import pytest
 
 from perfblog.generator import charts, render, resolve, snippet
 from perfblog.generator.errors import EmbedError, SnippetError
+from perfblog.generator.result import ChartRecord, Result
 
 SOURCE = '''# %% name="bench"
 print("<script>alert(1)</script>")
@@ -38,39 +39,43 @@ def snip(tmp_path: Path) -> snippet.Snippet:
     return snippet.load(path, tmp_path)
 
 
-def result(snip: snippet.Snippet, prov: dict[str, Any], **extra: Any) -> dict[str, Any]:
+def result(snip: snippet.Snippet, prov: dict[str, Any], **extra: Any) -> Result:
     data = {
-        "snippet": "demo", "key": snip.key, "hashes": snip.hashes, "status": "ok",
+        "snippet": "demo", "key": snip.key, "hashes": snip.hashes.to_json(), "status": "ok",
         "device_class": "cuda-nvidia-h200" if prov["gpu"] else "cpu-x86_64", "provenance": prov,
         "cells": [
-            {"name": "bench", "source": "", "wall_s": 0.1, "raises": False, "outputs": [
+            {"name": "bench", "source": "", "wall_s": 0.1, "raises": False, "hide": False, "line": 1,
+             "outputs": [
                 {"type": "stream", "name": "stdout", "text": "<script>alert(1)</script>\n```\n"},
                 {"type": "display", "data": {"text/html": '<table><tr><td onclick="x()">1</td></tr></table>'
                                                           "<script>steal()</script>",
                                              "text/plain": "table"}},
                 {"type": "display", "data": {"image/png": "abc123.png", "text/plain": "<Figure>"}},
             ]},
-            {"name": "boom", "source": "", "wall_s": 0.1, "raises": True, "outputs": [
+            {"name": "boom", "source": "", "wall_s": 0.1, "raises": True, "hide": False, "line": 7,
+             "outputs": [
                 {"type": "error", "ename": "ValueError", "evalue": "expected",
                  "traceback": "ValueError: expected <b>"}]},
         ],
-        "values": {"speedup": {"kind": "value", "name": "speedup", "value": 2.34567, "unit": "x"},
-                   "label": {"kind": "value", "name": "label", "value": "<i>eager</i>", "unit": None}},
+        "values": {"speedup": {"kind": "value", "name": "speedup", "value": 2.34567, "unit": "x",
+                               "cell": "bench"},
+                   "label": {"kind": "value", "name": "label", "value": "<i>eager</i>", "unit": None,
+                             "cell": "bench"}},
         "tables": {"t": {"kind": "table", "name": "t", "columns": ["mode", "ms"],
-                         "rows": [["a|b", 1.23456], ["<b>c</b>", None]], "caption": "耗时"}},
+                         "rows": [["a|b", 1.23456], ["<b>c</b>", None]], "caption": "耗时", "cell": "bench"}},
         "charts": {"c": {"kind": "chart", "name": "c", "chart": "bar", "x": ["eager", "compiled"],
                          "series": {"ms": [2.0, 1.0]}, "alt": "eager <slower> than compiled", "title": "t",
-                         "x_label": "", "y_label": "ms"}},
+                         "x_label": "", "y_label": "ms", "cell": "bench"}},
     }
     data.update(extra)
-    return data
+    return Result.from_json(data)
 
 
-def renderer(snip: snippet.Snippet, res: dict[str, Any] | None, show: bool = True) -> render.Renderer:
+def renderer(snip: snippet.Snippet, res: Result | None, show: bool = True) -> render.Renderer:
     def lookup(stem: str, post: str) -> render.Resolved:
         if stem != "demo":
             raise SnippetError(f"no snippet {stem!r} in snippets (known: demo)")
-        status = resolve.status_of(snip, res["device_class"] if res else "cpu-x86_64", res)
+        status = resolve.status_of(snip, res.device_class if res else "cpu-x86_64", res)
         return render.Resolved(snip, status, show_outputs=show)
 
     return render.Renderer(lookup)
@@ -136,8 +141,8 @@ def test_chart_is_inline_svg_with_title_and_alt_text(snip) -> None:
 
 
 def test_line_chart_draws_one_polyline_per_series() -> None:
-    svg = charts.svg({"name": "l", "chart": "line", "x": [1, 2, 3],
-                      "series": {"a": [1, 2, 3], "b": [3, 2, 1]}, "alt": "lines"})
+    svg = charts.svg(ChartRecord(name="l", chart="line", x=(1, 2, 3), series={"a": (1, 2, 3), "b": (3, 2, 1)},
+                                 alt="lines"))
     assert svg.count("<polyline") == 2 and svg.count("<circle") == 6
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
 import threading
 import time
@@ -11,6 +12,7 @@ import psutil
 import pytest
 
 from perfblog.generator import runner, snippet
+from perfblog.generator.result import ErrorOutput, Result, StreamOutput
 from perfblog.generator.runner import RunOptions
 
 CPU = RunOptions(device="cpu", device_class="cpu-test", cell_timeout=60, snippet_timeout=120)
@@ -48,35 +50,37 @@ chart("c", x=[1, 2], series={"s": [1.0, 2.0]}, alt="two points")
     assert outcome.ok, outcome.error
     result = outcome.result
     assert result is not None
-    env, show = result["cells"]
-    assert env["name"] == "env" and env["outputs"][0] == {
-        "type": "stream", "name": "stdout", "text": "from the snippets dir\ncpu ''\n"}
-    assert env["outputs"][1] == {"type": "stream", "name": "stderr", "text": "red\n"}  # ANSI stripped
-    kinds = [o["data"] for o in show["outputs"]]
+    env, show = result.cells
+    assert env.name == "env" and env.outputs[0] == StreamOutput("stdout", "from the snippets dir\ncpu ''\n")
+    assert env.outputs[1] == StreamOutput("stderr", "red\n")  # ANSI stripped
+    kinds = [o.data for o in show.outputs]
     assert kinds[0]["text/html"] == "<b>bold</b>"
     assert kinds[1]["text/markdown"] == "*md*"
     image = kinds[2]["image/svg+xml"]
     assert image.endswith(".svg") and image in outcome.images
     assert kinds[3]["text/plain"] == "42"
-    assert result["values"]["answer"] == {"kind": "value", "name": "answer", "value": 42, "unit": "ms",
-                                          "cell": "show"}
-    assert result["tables"]["t"]["rows"] == [[1, "x"]]
-    assert result["charts"]["c"]["alt"] == "two points"
-    prov = result["provenance"]
-    assert prov["gpu"] is None and prov["cores"] == os.cpu_count()
-    assert prov["python"] and prov["cpu"] and prov["ran_at"].endswith("Z")
-    assert "torch" in prov and "git_commit" in prov and prov["duration_s"] > 0
-    assert result["key"] == snippet.load(tmp_path / "s.py", tmp_path).key
-    assert result["status"] == "ok" and result["device_class"] == "cpu-test"
+    assert result.values["answer"].to_json() == {"kind": "value", "name": "answer", "value": 42, "unit": "ms",
+                                                 "cell": "show"}
+    assert result.tables["t"].rows == ((1, "x"),)
+    assert result.charts["c"].alt == "two points"
+    prov = result.provenance
+    assert prov.gpu is None and prov.cores == os.cpu_count()
+    assert prov.python and prov.cpu and prov.ran_at.endswith("Z")
+    assert prov.torch == importlib.metadata.version("torch") and prov.duration_s > 0
+    document = result.to_json()
+    assert "torch" in document["provenance"] and "git_commit" in document["provenance"]
+    assert Result.from_json(document) == result  # what the store writes reads back the same
+    assert result.key == snippet.load(tmp_path / "s.py", tmp_path).key
+    assert document["status"] == "ok" and result.device_class == "cpu-test"
 
 
 @pytest.mark.kernel
 def test_expected_raise_is_captured_not_a_failure(tmp_path: Path) -> None:
     outcome = run_text(tmp_path, '# %% name="boom" raises=true\nraise ValueError("<b>expected</b>")\n')
     assert outcome.ok, outcome.error
-    (error,) = outcome.result["cells"][0]["outputs"]
-    assert error["type"] == "error" and error["ename"] == "ValueError"
-    assert "<b>expected</b>" in error["traceback"] and "\x1b[" not in error["traceback"]
+    (error,) = outcome.result.cells[0].outputs
+    assert isinstance(error, ErrorOutput) and error.ename == "ValueError"
+    assert "<b>expected</b>" in error.traceback and "\x1b[" not in error.traceback
 
 
 @pytest.mark.kernel
@@ -145,7 +149,7 @@ def test_runner_can_run_from_a_background_thread(tmp_path: Path) -> None:
     worker.start()
     worker.join(120)
     assert box and box[0].ok, box and box[0].error
-    assert box[0].result["cells"][0]["outputs"][0]["text"] == "threaded\n"
+    assert box[0].result.cells[0].outputs[0] == StreamOutput("stdout", "threaded\n")
 
 
 @pytest.mark.kernel
@@ -169,9 +173,9 @@ print(os.getcwd(), jinja2.__file__, os.path.expanduser("~/notes.txt"))
 raise ValueError(os.getcwd())
 ''')
     assert outcome.ok, outcome.error
-    stream, error = outcome.result["cells"][0]["outputs"]
-    assert stream["text"].split() == ["snippets", "site-packages/jinja2/__init__.py", "~/notes.txt"]
-    assert str(tmp_path) not in error["traceback"] and "ipykernel_" not in error["traceback"]
+    stream, error = outcome.result.cells[0].outputs
+    assert stream.text.split() == ["snippets", "site-packages/jinja2/__init__.py", "~/notes.txt"]
+    assert str(tmp_path) not in error.traceback and "ipykernel_" not in error.traceback
 
 
 def test_the_scrubber_shortens_library_project_home_and_cell_paths(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ import pytest
 
 from perfblog.generator import resolve, snippet
 from perfblog.generator.errors import SnippetError
+from perfblog.generator.result import CellResult, Provenance, Result
 
 GOOD = '''# ---
 # jupyter:
@@ -41,6 +42,21 @@ def write(tmp_path: Path, text: str, name: str = "demo.py") -> Path:
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def ran(snip: snippet.Snippet) -> tuple[CellResult, ...]:
+    """The code cells of ``snip`` as a run stores them (no outputs: staleness never reads them)."""
+    return tuple(CellResult(name=c.key, source=c.source, line=c.line, outputs=(), wall_s=0.0, raises=c.raises,
+                            hide=c.hide) for c in snip.code_cells)
+
+
+def stored(snip: snippet.Snippet, cells: tuple[CellResult, ...] = ()) -> Result:
+    """A result of ``snip`` as its code is now: its key and component hashes, and the given cells."""
+    provenance = Provenance(device="cpu", cpu="cpu", cores=1, gpu=None, python="3.12.3", torch=None,
+                            triton=None, git_commit=None, git_dirty=None, ran_at="2026-12-01T00:00:00Z",
+                            duration_s=1.0)
+    return Result(snippet=snip.stem, key=snip.key, hashes=snip.hashes, device_class="cpu-x86_64",
+                  provenance=provenance, cells=cells)
 
 
 @pytest.fixture
@@ -88,7 +104,7 @@ def test_trailing_whitespace_does_not_change_the_key(snippets: Path) -> None:
 
 def test_code_edit_makes_the_result_stale_and_says_which_cell(snippets: Path) -> None:
     before = snippet.load(snippets / "demo.py", snippets)
-    result = {"key": before.key, "hashes": before.hashes}
+    result = stored(before)
     edited = GOOD.replace('print("unnamed")', 'print("renamed")').replace("%time x + 1", "%time x + 2")
     write(snippets, edited)
     after = snippet.load(snippets / "demo.py", snippets)
@@ -100,7 +116,7 @@ def test_code_edit_makes_the_result_stale_and_says_which_cell(snippets: Path) ->
 
 def test_flag_change_is_a_code_change(snippets: Path) -> None:
     before = snippet.load(snippets / "demo.py", snippets)
-    result = {"key": before.key, "hashes": before.hashes}
+    result = stored(before)
     write(snippets, GOOD.replace('name="table" hide=true', 'name="table"'))
     after = snippet.load(snippets / "demo.py", snippets)
     assert resolve.stale_reasons(after, result) == ["code of cell 'table' changed"]
@@ -108,7 +124,7 @@ def test_flag_change_is_a_code_change(snippets: Path) -> None:
 
 def test_local_module_edit_makes_the_result_stale_and_names_the_module(snippets: Path) -> None:
     before = snippet.load(snippets / "demo.py", snippets)
-    result = {"key": before.key, "hashes": before.hashes}
+    result = stored(before)
     write(snippets, "ONE = 2\n", "_inner.py")
     after = snippet.load(snippets / "demo.py", snippets)
     assert resolve.stale_reasons(after, result) == ["local module _inner.py changed"]
@@ -125,7 +141,7 @@ def test_a_project_module_such_as_the_harness_belongs_to_the_key(tmp_path: Path)
     before = snippet.load(snippets_dir / "demo.py", snippets_dir)
     assert set(before.modules) == {"../harness/__init__.py", "../harness/bench.py"}
 
-    result = {"key": before.key, "hashes": before.hashes}
+    result = stored(before)
     write(project / "harness", "def compare():\n    return 2\n", "bench.py")
     after = snippet.load(snippets_dir / "demo.py", snippets_dir)
     assert resolve.stale_reasons(after, result) == ["local module ../harness/bench.py changed"]
@@ -133,8 +149,7 @@ def test_a_project_module_such_as_the_harness_belongs_to_the_key(tmp_path: Path)
 
 def test_reordered_cells_are_a_reason(snippets: Path) -> None:
     before = snippet.load(snippets / "demo.py", snippets)
-    order = [{"name": c.key} for c in before.code_cells]
-    result = {"key": before.key, "hashes": before.hashes, "cells": order}
+    result = stored(before, ran(before))
     table = '# %% name="table" hide=true\nprint(x)\n\n'
     write(snippets, GOOD.replace(table, "").replace('# %% name="setup"', table + '# %% name="setup"'))
     after = snippet.load(snippets / "demo.py", snippets)
@@ -143,9 +158,7 @@ def test_reordered_cells_are_a_reason(snippets: Path) -> None:
 
 def test_an_unchanged_file_is_read_back_from_its_result_without_parsing(snippets: Path) -> None:
     parsed = snippet.load(snippets / "demo.py", snippets)
-    result = {"key": parsed.key, "hashes": parsed.hashes,
-              "cells": [{"name": c.key, "source": c.source, "line": c.line, "raises": c.raises,
-                         "hide": c.hide} for c in parsed.code_cells]}
+    result = stored(parsed, ran(parsed))
     again = snippet.from_result(snippets / "demo.py", snippets, result)
     assert again is not None and again.key == parsed.key
     assert [(c.key, c.line, c.raises, c.hide) for c in again.code_cells] == \
@@ -159,7 +172,7 @@ def test_an_unchanged_file_is_read_back_from_its_result_without_parsing(snippets
 
 def test_added_and_removed_cells_are_reasons(snippets: Path) -> None:
     before = snippet.load(snippets / "demo.py", snippets)
-    result = {"key": before.key, "hashes": before.hashes}
+    result = stored(before)
     write(snippets, GOOD.replace('# %% name="table" hide=true', '# %% name="summary" hide=true'))
     after = snippet.load(snippets / "demo.py", snippets)
     assert resolve.stale_reasons(after, result) == ["cell 'summary' is new", "cell 'table' was removed"]

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import json
+import platform
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -12,9 +14,11 @@ from typing import Any
 
 import pytest
 
-from perfblog.generator import commands, device, resolve
+from perfblog.generator import commands, device, probe, resolve
 from perfblog.generator.engine import Engine, Settings
 from perfblog.generator.errors import GeneratorError, LockError
+from perfblog.generator.resolve import Mode
+from perfblog.generator.result import Provenance, Result
 from perfblog.generator.store import Store
 
 SNIPPET = ('# %% [markdown]\n# prose\n\n'
@@ -51,13 +55,17 @@ def engine(project: Path, mode: str = "auto") -> Engine:
 def fake_result(eng: Engine, device_class: str, ran_at: str, stale: bool = False) -> Path:
     """A hand-written result file, as another machine would have committed it."""
     snip = eng.snippet("s")
-    result = {"snippet": "s", "key": "0" * 64 if stale else snip.key, "hashes": snip.hashes, "status": "ok",
-              "device_class": device_class, "cells": [{"name": "main", "source": "", "outputs": [],
-                                                       "wall_s": 1.0, "raises": False}],
-              "values": {"n": {"kind": "value", "name": "n", "value": 99, "unit": None}}, "tables": {},
-              "charts": {}, "provenance": {"device": "NVIDIA H200", "gpu": {"name": "NVIDIA H200"},
-                                           "ran_at": ran_at, "torch": "2.11.0", "duration_s": 1.0}}
-    return eng.store.save(result, {})
+    h200 = {"name": "NVIDIA H200", "driver": "570.86", "cuda": "12.8", "capability": "9.0"}
+    result = {"snippet": "s", "key": "0" * 64 if stale else snip.key, "hashes": snip.hashes.to_json(),
+              "status": "ok", "device_class": device_class,
+              "cells": [{"name": "main", "source": "", "outputs": [], "wall_s": 1.0, "raises": False,
+                         "hide": False, "line": 4}],
+              "values": {"n": {"kind": "value", "name": "n", "value": 99, "unit": None, "cell": "main"}},
+              "tables": {}, "charts": {},
+              "provenance": {"device": "NVIDIA H200", "cpu": "Intel Xeon", "cores": 16, "gpu": h200,
+                             "python": "3.12.3", "torch": "2.11.0", "triton": "3.6.0", "git_commit": None,
+                             "git_dirty": None, "ran_at": ran_at, "duration_s": 1.0}}
+    return eng.store.save(Result.from_json(result), {})
 
 
 @pytest.mark.kernel
@@ -137,20 +145,29 @@ def test_a_second_blog_run_fails_fast_even_between_the_first_runs_snippets(
 
 
 def test_mode_from_environment_wins_over_configuration() -> None:
-    assert resolve.mode("auto", {}) == "auto"
-    assert resolve.mode("auto", {resolve.MODE_ENV: "frozen"}) == "frozen"
-    with pytest.raises(GeneratorError, match="BLOG_EXEC_MODE='sometimes' is not a mode"):
+    assert resolve.mode("auto", {}) is Mode.AUTO
+    assert resolve.mode("auto", {resolve.MODE_ENV: "frozen"}) is Mode.FROZEN
+    with pytest.raises(GeneratorError, match=r"BLOG_EXEC_MODE='sometimes' is not a mode "
+                                             r"\(choose from auto, frozen, force, off\)"):
         resolve.mode("auto", {resolve.MODE_ENV: "sometimes"})
+
+
+def test_modes_are_an_enum_of_four_whose_values_are_their_names_in_configuration() -> None:
+    assert [m.value for m in Mode] == ["auto", "frozen", "force", "off"]
+    assert Mode("frozen") is Mode.FROZEN and Mode.OFF == "off" and f"mode {Mode.FORCE}" == "mode force"
+    assert [m for m in Mode if m.executes] == [Mode.AUTO, Mode.FORCE]
+    assert [m for m in Mode if not m.shows_outputs] == [Mode.OFF]
+    assert Settings(Path("s"), Path("r"), mode="off").mode is Mode.OFF  # a name given is the mode
 
 
 def test_modes_decide_what_runs(project: Path) -> None:
     eng = engine(project)
     snip = eng.snippet("s")
-    assert [eng.needs_run(snip, m) for m in resolve.MODES] == [True, False, True, False]  # missing
+    assert [eng.needs_run(snip, m) for m in Mode] == [True, False, True, False]  # missing
     fake_result(eng, CPU, "2026-11-30T10:00:00Z")
-    assert [eng.needs_run(snip, m) for m in resolve.MODES] == [False, False, True, False]  # fresh
+    assert [eng.needs_run(snip, m) for m in Mode] == [False, False, True, False]  # fresh
     fake_result(eng, CPU, "2026-11-30T10:00:00Z", stale=True)
-    assert [eng.needs_run(snip, m) for m in resolve.MODES] == [True, False, True, False]  # stale
+    assert [eng.needs_run(snip, m) for m in Mode] == [True, False, True, False]  # stale
 
 
 @pytest.mark.kernel
@@ -217,3 +234,50 @@ def test_atomic_writes_get_the_mode_an_ordinary_write_would(tmp_path: Path) -> N
     atomic_write(tmp_path / "key.txt", b"k")
     (tmp_path / "plain.txt").write_bytes(b"k")
     assert (tmp_path / "key.txt").stat().st_mode == (tmp_path / "plain.txt").stat().st_mode
+
+
+def test_this_machines_device_class_comes_from_the_registry_without_torch(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(device, "gpu_name", lambda: "NVIDIA H200")  # what nvidia-smi would say
+    assert device.resolve("auto") == (device.CUDA, GPU)
+    assert device.resolve("cpu") == (device.CPU, CPU)
+    monkeypatch.setattr(device, "gpu_name", lambda: None)
+    assert device.resolve("auto") == (device.CPU, CPU)
+    with pytest.raises(GeneratorError, match=r"^--device cuda: no NVIDIA GPU found \(nvidia-smi lists"):
+        device.resolve("cuda")
+    with pytest.raises(GeneratorError, match=r"unknown device 'tpu' \(choose from auto, cpu, cuda\)"):
+        device.resolve("tpu")
+    assert device.DEVICES == ("auto", "cpu", "cuda")
+
+
+def test_each_kind_says_what_its_kernel_needs_and_how_it_ranks() -> None:
+    cuda, cpu = device.CUDA, device.CPU
+    assert (cuda.torch_device, dict(cuda.kernel_env), cuda.accelerator) == ("cuda", {}, True)
+    hidden = {"CUDA_VISIBLE_DEVICES": ""}  # torch in a CPU run's kernel must not use a GPU
+    assert (cpu.torch_device, dict(cpu.kernel_env), cpu.accelerator) == ("cpu", hidden, False)
+    assert device.kind(GPU) is device.CUDA and device.kind(CPU) is device.CPU
+    assert device.kind("rocm-mi300x") is None  # a kind this version does not know
+    classes = ["cpu-aarch64", "rocm-mi300x", CPU, GPU]
+    assert device.preferred_order(classes, CPU) == [GPU, CPU, "cpu-aarch64", "rocm-mi300x"]
+
+
+def test_a_new_device_kind_is_one_entry_in_the_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    rocm = device.DeviceKind(name="rocm", rank=0, detect=lambda: "mi300x", torch_device="cuda",
+                             probe=probe.cuda_gpu, label="ROCm", absent="no AMD GPU found")
+    monkeypatch.setattr(device, "KINDS", {**device.KINDS, "rocm": rocm})
+    monkeypatch.setattr(device, "gpu_name", lambda: None)
+    assert device.resolve("auto") == (rocm, "rocm-mi300x")
+    assert device.resolve("cpu") == (device.CPU, CPU)
+    assert device.kind("rocm-mi300x") is rocm
+    assert device.preferred_order([CPU, "rocm-mi300x"], CPU) == ["rocm-mi300x", CPU]
+
+
+def test_the_kernel_probe_of_a_cpu_run_describes_the_cpu_and_the_versions() -> None:
+    seen = probe.describe("cpu")
+    assert seen["gpu"] is None and seen["device"] == seen["cpu"] == probe.cpu_model()
+    assert seen["python"] == platform.python_version()
+    assert seen["torch"] == importlib.metadata.version("torch")
+    stamped = {**seen, "git_commit": None, "git_dirty": None, "ran_at": "2026-12-01T00:00:00Z",
+               "duration_s": 1.0}
+    assert Provenance.from_json(stamped).to_json() == stamped  # the probe's part fits the result format

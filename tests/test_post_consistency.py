@@ -9,7 +9,6 @@ checked against the stored results, and each snippet the post names must exist w
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
@@ -23,6 +22,7 @@ from lxml import html as lxml_html
 
 from perfblog.generator.resolve import stale_reasons
 from perfblog.generator.snippet import load
+from perfblog.generator.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 POSTS_DIR = ROOT / "posts" / "posts"
@@ -145,9 +145,8 @@ def hand_typed_numbers(text: str) -> list[str]:
 def stored_values(stem: str) -> list[tuple[object, str]]:
     """Each recorded value with the unit it was glued with ("" when none)."""
     values: list[tuple[object, str]] = []
-    for path in (RESULTS / stem).glob("*.json"):
-        result = json.loads(path.read_text(encoding="utf-8"))
-        values += [(rec["value"], rec.get("unit") or "") for rec in result.get("values", {}).values()]
+    for result in Store(RESULTS).results(stem).values():
+        values += [(rec.value, rec.unit or "") for rec in result.values.values()]
     return values
 
 
@@ -213,9 +212,9 @@ def test_every_snippet_the_post_names_exists_with_a_fresh_result(markdown: str) 
         path = SNIPPETS / f"{stem}.py"
         assert path.is_file(), f"the post embeds {stem!r} but {path} does not exist"
         snippet = load(path, SNIPPETS)
-        results = sorted((RESULTS / stem).glob("*.json"))
+        results = Store(RESULTS).results(stem)
         assert results, f"no stored result for {stem}"
-        why = {p.stem: stale_reasons(snippet, json.loads(p.read_text(encoding="utf-8"))) for p in results}
+        why = {cls: stale_reasons(snippet, result) for cls, result in results.items()}
         assert any(not reasons for reasons in why.values()), f"{stem}: every result is stale: {why}"
 
 

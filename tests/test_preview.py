@@ -74,54 +74,81 @@ def preview(engine: Engine, tmp_path: Path) -> Iterator[SnippetPreview]:
 
 
 def value(engine: Engine, stem: str) -> int:
-    return engine.shown(engine.snippet(stem)).result["values"]["answer"]["value"]
+    result = engine.shown(engine.snippet(stem)).result
+    assert result is not None
+    return int(result.values["answer"].value)  # type: ignore[arg-type]
+
+
+def errors(caplog: pytest.LogCaptureFixture) -> list[str]:
+    """The errors the preview logged (from its worker thread too)."""
+    return [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+def stored(engine: Engine) -> dict[str, tuple[int, bytes]]:
+    """Each snippet's result file: (mtime, bytes). A run, even one measuring the same, changes both."""
+    return {p.parent.name: (p.stat().st_mtime_ns, p.read_bytes()) for p in engine.store.root.glob("*/*.json")}
+
+
+def reran(engine: Engine, stem: str, before: dict[str, tuple[int, bytes]], preview: SnippetPreview) -> bool:
+    """Whether ``stem`` has a new result and the preview has nothing of it queued or running."""
+    return stored(engine)[stem] != before[stem] and not preview.busy(stem)
 
 
 def test_saving_a_code_edit_reruns_that_snippet_alone_in_the_background(
-    engine: Engine, preview: SnippetPreview, tmp_path: Path
+    engine: Engine, preview: SnippetPreview, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
+    before = stored(engine)
     write_snippet(tmp_path, "a", 7)
-    wait_for(lambda: preview.runs == ["a"] and preview.idle())
+    wait_for(lambda: reran(engine, "a", before, preview))
     assert engine.shown(engine.snippet("a")).state == "fresh"
     assert value(engine, "a") == 7
     assert value(engine, "b") == 20
+    assert stored(engine)["b"] == before["b"] and not preview.busy("b") and not errors(caplog)
 
 
 def test_a_markdown_cell_edit_or_a_touch_runs_nothing(
-    engine: Engine, preview: SnippetPreview, tmp_path: Path
+    engine: Engine, preview: SnippetPreview, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
+    before = stored(engine)
     path = write_snippet(tmp_path, "a", 1, prose="new prose, same code")
     assert preview.changed() == []
     path.touch()
     assert preview.changed() == []
     time.sleep(1.5)  # three polling intervals of the observer
-    assert preview.runs == []
+    assert not preview.busy("a") and not preview.busy("b") and not errors(caplog)
+    assert stored(engine) == before
 
 
 def test_editing_a_local_module_queues_only_the_snippets_that_import_it(
-    engine: Engine, preview: SnippetPreview, tmp_path: Path
+    engine: Engine, preview: SnippetPreview, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
+    before = stored(engine)
     (tmp_path / "snippets" / "_other.py").write_text("factor = 100\n", encoding="utf-8")
-    wait_for(lambda: preview.runs == ["b"] and preview.idle())
+    wait_for(lambda: reran(engine, "b", before, preview))
     assert value(engine, "b") == 200
     assert value(engine, "a") == 1
+    assert stored(engine)["a"] == before["a"] and not preview.busy("a") and not errors(caplog)
 
 
 def test_a_failing_rerun_keeps_the_previous_result_and_reports_the_error(
-    engine: Engine, preview: SnippetPreview, tmp_path: Path
+    engine: Engine, preview: SnippetPreview, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     before = (tmp_path / "snippets/_results/a").glob("*.json").__next__().read_bytes()
+    files = stored(engine)
     failing = '# %% name="main"\nraise RuntimeError("boom")\n'
     (tmp_path / "snippets/a.py").write_text(failing, encoding="utf-8")
-    wait_for(lambda: preview.runs == ["a"] and preview.idle())
-    assert "boom" in preview.failures["a"]
+    wait_for(lambda: errors(caplog) and not preview.busy("a"))
+    (error,) = errors(caplog)
+    assert "a.py:2: cell 'main' raised RuntimeError: boom (the previous result is kept)" in error
     assert (tmp_path / "snippets/_results/a").glob("*.json").__next__().read_bytes() == before
+    assert stored(engine) == files
     assert engine.shown(engine.snippet("a")).state == "stale"
 
 
 def test_while_a_blog_run_holds_the_store_the_rerun_waits_and_the_build_warning_says_it_is_coming(
     engine: Engine, preview: SnippetPreview, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
+    before = stored(engine)
     with Store(engine.store.root).lock():  # a `blog run` in a terminal holds the store
         write_snippet(tmp_path, "a", 5)
         preview.changed()  # as the plugin does before each serve-time build (the watcher may have too)
@@ -131,6 +158,8 @@ def test_while_a_blog_run_holds_the_store_the_rerun_waits_and_the_build_warning_
             serving.lookup("a", "posts/x.md")
         assert "stale" in caplog.text and "re-running it in the background" in caplog.text
         assert "blog run" not in caplog.text
-        assert preview.busy("a") and preview.runs == []
-    wait_for(lambda: preview.runs == ["a"] and preview.idle())
+        time.sleep(1.0)  # the worker has tried, found the store locked and is waiting to retry
+        assert preview.busy("a") and stored(engine) == before
+    wait_for(lambda: reran(engine, "a", before, preview))
     assert value(engine, "a") == 5
+    assert stored(engine)["b"] == before["b"] and not errors(caplog)

@@ -26,10 +26,10 @@ def test_the_snippet_directory_is_not_empty():
 @pytest.mark.parametrize("path", PATHS, ids=[p.stem for p in PATHS])
 def test_snippet_has_a_fresh_cpu_result_for_its_current_code(path: Path):
     loaded = snippet.load(path, SNIPPETS)
-    results = {cls: r for cls, r in STORE.results(loaded.stem).items() if device.kind(cls) == "cpu"}
+    results = {cls: r for cls, r in STORE.results(loaded.stem).items() if device.kind(cls) is device.CPU}
     assert results, f"{path.name}: no CPU result; run `blog run --device cpu {loaded.stem}`"
     statuses = [resolve.status_of(loaded, cls, result) for cls, result in results.items()]
     fresh = [s for s in statuses if s.state == "fresh"]
     why = "; ".join(f"{s.device_class}: {s.why}" for s in statuses)
     assert fresh, f"{path.name}: CPU result is stale ({why}); run `blog run --device cpu {loaded.stem}`"
-    assert all(s.result["status"] == "ok" for s in fresh)
+    assert all(s.result is not None and s.result.to_json()["status"] == "ok" for s in fresh)

@@ -71,15 +71,15 @@ class Build:
                 error = outcome.error
                 log.error("snippets: %s\n%s", outcome.error, outcome.traceback or "")
         status = engine.shown(snippet)
-        show = engine.mode != "off"
-        prov = (status.result or {}).get("provenance", {})
+        show = engine.mode.shows_outputs
+        prov = status.result.provenance if status.result else None
         source = "none" if status.result is None else "store"
         if executed_s is not None and error is None:
             source = "executed"
         self.report.add(Entry(
             snippet=snippet.stem, state=status.state if show else "off", source=source,
-            device_class=status.device_class if status.result else None, ran_at=prov.get("ran_at"),
-            runtime_s=prov.get("duration_s"), executed_s=executed_s,
+            device_class=status.device_class if status.result else None, ran_at=prov.ran_at if prov else None,
+            runtime_s=prov.duration_s if prov else None, executed_s=executed_s,
             reasons=[] if status.state == "fresh" else status.reasons, error=error))
         return render.Resolved(snippet, status, show_outputs=show)
 
@@ -119,7 +119,7 @@ class Build:
         path = self.project_dir / report_path if report_path else site_dir / "_snippets" / "report.json"
         self.report.write(path)
         log.info("%s; report: %s", self.report.summary(), self._display(path))
-        if self.engine.mode == "off":  # a draft preview: never a site to publish (--strict fails)
+        if not self.engine.mode.shows_outputs:  # a draft preview: never a site to publish (--strict fails)
             log.warning("snippets: exec_mode is off, so this site shows code without outputs or values")
         return path
 

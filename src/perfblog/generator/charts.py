@@ -9,26 +9,28 @@ from __future__ import annotations
 import hashlib
 import html
 import math
-from typing import Any
+
+from perfblog.generator.result import ChartRecord
 
 WIDTH, HEIGHT = 640, 360
 LEFT, RIGHT, TOP, BOTTOM = 64, 16, 40, 64
 PALETTE = ("#3f51b5", "#ef6c00", "#2e7d32", "#c62828", "#6a1b9a", "#00838f")
 
 
-def svg(record: dict[str, Any]) -> str:
+def svg(record: ChartRecord) -> str:
     """Render a chart record (see perfblog.generator.record.chart) as one line of inline SVG."""
-    x = [str(v) for v in record["x"]]
-    series: dict[str, list[float]] = {k: [float(v) for v in vs] for k, vs in record["series"].items()}
+    x = [str(v) for v in record.x]
+    series: dict[str, list[float]] = {k: [float(v) for v in vs] for k, vs in record.series.items()}
     top, ticks = _nice_max(max((v for vs in series.values() for v in vs), default=1.0))
-    uid = "c" + hashlib.sha1(repr(sorted(record.items())).encode()).hexdigest()[:8]
+    # Ids unique per chart on a page, and stable: the hash of the record as stored.
+    uid = "c" + hashlib.sha1(repr(sorted(record.to_json().items())).encode()).hexdigest()[:8]
     esc = html.escape
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
         f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
         f'aria-labelledby="{uid}-t {uid}-d" class="snippet-chart-svg" style="max-width:100%;height:auto">',
-        f'<title id="{uid}-t">{esc(record.get("title") or record["name"])}</title>',
-        f'<desc id="{uid}-d">{esc(record["alt"])}</desc>',
+        f'<title id="{uid}-t">{esc(record.title or record.name)}</title>',
+        f'<desc id="{uid}-d">{esc(record.alt)}</desc>',
     ]
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
 
@@ -42,7 +44,7 @@ def svg(record: dict[str, Any]) -> str:
         parts.append(f'<text x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end" '
                      f'font-size="11">{_tick(value)}</text>')
     slot = plot_w / max(len(x), 1)
-    if record.get("chart", "bar") == "bar":
+    if record.chart == "bar":
         bar = slot * 0.8 / max(len(series), 1)
         for s, (label, values) in enumerate(series.items()):
             colour = PALETTE[s % len(PALETTE)]
@@ -68,12 +70,12 @@ def svg(record: dict[str, Any]) -> str:
                      f'font-size="11">{esc(label)}</text>')
     axis = TOP + plot_h
     parts.append(f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{axis}" y2="{axis}" stroke="#333"/>')
-    if record.get("x_label"):
+    if record.x_label:
         parts.append(f'<text x="{LEFT + plot_w / 2:.1f}" y="{HEIGHT - 24}" text-anchor="middle" '
-                     f'font-size="12">{esc(record["x_label"])}</text>')
-    if record.get("y_label"):
+                     f'font-size="12">{esc(record.x_label)}</text>')
+    if record.y_label:
         parts.append(f'<text x="14" y="{TOP + plot_h / 2:.1f}" text-anchor="middle" font-size="12" '
-                     f'transform="rotate(-90 14 {TOP + plot_h / 2:.1f})">{esc(record["y_label"])}</text>')
+                     f'transform="rotate(-90 14 {TOP + plot_h / 2:.1f})">{esc(record.y_label)}</text>')
     for s, label in enumerate(series):  # legend
         lx = LEFT + s * 140
         parts.append(f'<rect x="{lx}" y="12" width="12" height="12" fill="{PALETTE[s % len(PALETTE)]}"/>')

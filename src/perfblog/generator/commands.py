@@ -1,7 +1,7 @@
-"""`blog run`, `blog status` and `blog show`: the snippet engine on the command line.
+"""`blog run`, `blog status`, `blog show` and `blog migrate`: the snippet engine on the command line.
 
 Exit codes: 0 success, 1 a snippet failed (run) or is stale/missing (status), 2 bad input: a malformed
-or unknown snippet, a locked store (raised to cli.py, or counted by `blog status`).
+or unknown snippet, a malformed result file, a locked store (raised to cli.py, or counted by `blog status`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import os
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -27,6 +26,8 @@ from perfblog.generator.config import settings_of
 from perfblog.generator.engine import Engine, Settings
 from perfblog.generator.errors import SnippetError
 from perfblog.generator.render import provenance_line
+from perfblog.generator.resolve import Mode
+from perfblog.generator.result import SCHEMA, SECTIONS, ErrorOutput, Output, StreamOutput
 from perfblog.generator.runner import RunResult
 from perfblog.generator.snippet import Snippet, display_path
 
@@ -49,7 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--force", action="store_true", help="run even when a fresh result exists")
     run.add_argument("--device", choices=device.DEVICES, default=None,
                      help="where to run: auto (a GPU when there is one), cpu or cuda (default: exec_device)")
-    run.add_argument("--mode", choices=resolve.MODES, default=None,
+    run.add_argument("--mode", choices=[m.value for m in Mode], default=None,
                      help=f"auto (default), frozen, force or off; default from ${resolve.MODE_ENV}")
     run.add_argument("--timeout-cell", type=_seconds, default=None, metavar="S",
                      help="per-cell timeout (default: exec_timeout_cell, 600 s)")
@@ -70,6 +71,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     _locations(show)
     show.set_defaults(handler=cmd_show)
 
+    migrate = sub.add_parser("migrate", help="rewrite stored results that an older perfblog wrote in the "
+                                             "current result format")
+    _locations(migrate)
+    migrate.set_defaults(handler=cmd_migrate)
+
 
 def _locations(parser: argparse.ArgumentParser) -> None:
     add_project_option(parser)
@@ -79,7 +85,7 @@ def _locations(parser: argparse.ArgumentParser) -> None:
                         help="with --snippets-dir: where results live (default: SNIPPETS_DIR/_results)")
 
 
-def _engine(args: argparse.Namespace, mode: str = "frozen") -> Engine:
+def _engine(args: argparse.Namespace, mode: Mode = Mode.FROZEN) -> Engine:
     """The engine on the site's folders and options (mkdocs.yml, found upwards), or on explicit folders."""
     if args.snippets_dir is not None:
         layout = Layout.of_folders(Path.cwd(), args.snippets_dir, args.results_dir)
@@ -102,11 +108,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     The store lock is held for the whole run, so a second `blog run` fails at once instead of
     interleaving its snippets with ours.
     """
-    mode = "force" if args.force else (args.mode or resolve.mode("auto"))
+    mode = Mode.FORCE if args.force else Mode(args.mode) if args.mode else resolve.mode(Mode.AUTO)
     engine = _engine(args, mode)
     snippets = [engine.snippet(name) for name in (args.snippets or engine.stems())]
     console = _console(stderr=True)
-    if mode in ("frozen", "off"):
+    if not mode.executes:
         for s in snippets:
             console.print(f"[dim]skip[/] {s.stem} (mode {mode}; --force to re-run)")
         return 0
@@ -173,7 +179,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         bad += shown.state != "fresh"
         for st in engine.status(snip):
             colour = {"fresh": "green", "stale": "yellow", "missing": "red"}[st.state]
-            duration = (st.result or {}).get("provenance", {}).get("duration_s")
+            duration = st.result.provenance.duration_s if st.result else None
             is_shown = st.device_class == shown.device_class and st.result is shown.result
             table.add_row(snip.stem, st.device_class, f"[{colour}]{st.state}[/]",
                           st.why if st.state != "fresh" else "", st.ran_at.replace("T", " ")[:16],
@@ -188,25 +194,26 @@ def cmd_show(args: argparse.Namespace) -> int:
     snip = engine.snippet(args.snippet)
     shown = engine.shown(snip)
     if args.json:
-        print(json.dumps(shown.result, indent=1, sort_keys=True, ensure_ascii=False))
+        print(json.dumps(shown.result.to_json() if shown.result else None, indent=1, sort_keys=True,
+                         ensure_ascii=False))
         return 0 if shown.result else 1
     console = _console()
     console.print(f"[bold]{snip.where}[/]  key {snip.key[:12]}")
-    outputs = {c["name"]: c for c in (shown.result or {}).get("cells", [])}
+    result = shown.result
     for cell in snip.code_cells:
         flags = " ".join(f for f in ("raises", "hide") if getattr(cell, f))
         console.print(f"\n[cyan]cell {cell.key}[/] (line {cell.line}) {flags}")
         console.print(cell.source, markup=False, highlight=False)
-        for out in outputs.get(cell.key, {}).get("outputs", []):
+        stored = result.cell(cell.key) if result else None
+        for out in stored.outputs if stored else ():
             console.print(_plain(out), markup=False, highlight=False, style="dim")
     console.print(f"\n[bold]shown result[/]: {shown.device_class} {shown.state} {shown.why}")
-    if shown.result:
-        console.print(provenance_line(shown.result), markup=False)
-        for kind in ("values", "tables", "charts"):
-            names = ", ".join(shown.result.get(kind, {})) or "-"
-            console.print(f"{kind}: {names}", markup=False)
-        for name, rec in shown.result.get("values", {}).items():
-            console.print(f"  {name} = {rec['value']!r} {rec.get('unit') or ''}", markup=False)
+    if result:
+        console.print(provenance_line(result), markup=False)
+        for kind, section in SECTIONS.items():
+            console.print(f"{section}: {', '.join(result.records(kind)) or '-'}", markup=False)
+        for name, rec in result.values.items():
+            console.print(f"  {name} = {rec.value!r} {rec.unit or ''}", markup=False)
     return 0 if shown.state == "fresh" else 1
 
 
@@ -216,13 +223,28 @@ def _console(stderr: bool = False) -> Console:
     return Console(stderr=stderr, width=None if stream.isatty() or os.environ.get("COLUMNS") else 160)
 
 
-def _plain(out: dict[str, Any]) -> str:
-    if out["type"] == "stream":
-        return out["text"].rstrip("\n")
-    if out["type"] == "error":
-        return out["traceback"]
-    data = out["data"]
+def cmd_migrate(args: argparse.Namespace) -> int:
+    """Rewrite the stored results an older perfblog wrote in the current result format, once.
+
+    Every command reads older results as they are; rewriting them keeps committed results in one format,
+    so the next real run's diff shows only what it measured. Commit the rewritten files.
+    """
+    engine = _engine(args)
+    with engine.store.lock():
+        changed = engine.store.migrate()
+    console = _console()
+    for path in changed:
+        console.print(f"migrated {display_path(path)}", highlight=False)
+    console.print(f"{len(changed)} result file(s) rewritten in result format {SCHEMA}", highlight=False)
+    return 0
+
+
+def _plain(out: Output) -> str:
+    if isinstance(out, StreamOutput):
+        return out.text.rstrip("\n")
+    if isinstance(out, ErrorOutput):
+        return out.traceback
     for mime in ("text/plain", "text/markdown", "text/html"):
-        if mime in data:
-            return data[mime]
-    return f"[{', '.join(data)}]"
+        if mime in out.data:
+            return out.data[mime]
+    return f"[{', '.join(out.data)}]"

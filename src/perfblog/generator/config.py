@@ -10,14 +10,14 @@ from perfblog.core.project import Layout
 from perfblog.generator import resolve
 from perfblog.generator.device import DEVICES
 from perfblog.generator.engine import Settings
-from perfblog.generator.resolve import MODES
+from perfblog.generator.resolve import Mode
 
 
 class _Mode(c.Choice):
     """A mode; YAML reads a bare `off` as false, which means the mode `off` here."""
 
-    def run_validation(self, value: object) -> str:
-        return super().run_validation("off" if value is False else value)
+    def run_validation(self, value: object) -> Mode:
+        return Mode(super().run_validation(Mode.OFF.value if value is False else value))
 
 
 class SnippetsConfig(base.Config):
@@ -26,7 +26,7 @@ class SnippetsConfig(base.Config):
     snippets_dir = c.Type(str, default=conventions.SNIPPETS_DIR)
     results_dir = c.Type(str, default=conventions.RESULTS_DIR)
     #: auto | frozen | force | off; the environment variable BLOG_EXEC_MODE wins over it.
-    exec_mode = _Mode(MODES, default="auto")
+    exec_mode = _Mode(tuple(m.value for m in Mode), default=Mode.AUTO.value)
     exec_timeout_cell = c.Type((int, float), default=600)
     exec_timeout_snippet = c.Type((int, float), default=1800)
     exec_device = c.Choice(DEVICES, default="auto")

@@ -1,7 +1,10 @@
-"""The device class results are filed under, found without importing torch (which takes seconds).
+"""The kinds of device results are filed under, in one table, and the device class of this machine.
 
-A class is ``cuda-<gpu name slug>`` (``cuda-nvidia-h200``) or ``cpu-<machine>`` (``cpu-x86_64``).
-GPU classes are preferred to CPU classes: a post shows GPU numbers whenever fresh ones exist.
+A device class is ``<kind>-<model slug>``: ``cuda-nvidia-h200``, ``cpu-x86_64``. Results of different
+classes are never compared, and a post shows the most preferred kind that has a fresh result (GPU
+before CPU). Each kind says how to detect it here without importing torch (which takes seconds), what
+the snippet's kernel needs in its environment, how the kernel describes it in the provenance (its
+probe, in ``probe.py``), and its rank. A new kind (ROCm, MPS) is one entry in ``KINDS`` plus its probe.
 """
 
 from __future__ import annotations
@@ -10,12 +13,35 @@ import platform
 import re
 import shutil
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
+from perfblog.generator import probe
 from perfblog.generator.errors import GeneratorError
 
-DEVICES = ("auto", "cpu", "cuda")
+
+@dataclass(frozen=True)
+class DeviceKind:
+    """One kind of device a snippet can measure on."""
+
+    name: str  # the class prefix and the `--device` choice
+    rank: int  # smaller is preferred when several kinds have fresh results
+    detect: Callable[[], str | None]  # this machine's model of the kind (class suffix), None when absent
+    torch_device: str  # what ``target_device()`` returns in the kernel (``BLOG_DEVICE``)
+    probe: Callable[[], dict[str, Any] | None]  # in the kernel: the accelerator's provenance, None if unseen
+    kernel_env: Mapping[str, str] = field(default_factory=dict)  # more variables for the kernel
+    label: str = ""  # how messages name the accelerator ("CUDA"); empty for the CPU
+    absent: str = ""  # why `--device <name>` cannot run on a machine without it
+
+    @property
+    def accelerator(self) -> bool:
+        """Whether a run must see the accelerator (else it measured the CPU and is not filed here)."""
+        return bool(self.label)
+
+    def device_class(self, model: str) -> str:
+        return f"{self.name}-{model}"
 
 
 def slug(text: str) -> str:
@@ -38,34 +64,58 @@ def gpu_name() -> str | None:
     return names[0] if names else None
 
 
-def cpu_class() -> str:
-    """``cpu-<machine>``: CPU results are comparable only within one architecture."""
-    machine = re.sub(r"[^a-z0-9_]+", "-", platform.machine().lower()).strip("-")
-    return f"cpu-{machine or 'unknown'}"
-
-
-def resolve(device: str = "auto") -> tuple[str, str]:
-    """Map ``auto``/``cpu``/``cuda`` to the concrete (device, device class) a run uses here."""
-    if device not in DEVICES:
-        raise GeneratorError(f"unknown device {device!r} (choose from {', '.join(DEVICES)})")
+def _nvidia_model() -> str | None:
     name = gpu_name()
-    if device == "cuda" and name is None:
-        raise GeneratorError("--device cuda: no NVIDIA GPU found (nvidia-smi lists none)")
-    if device == "cpu" or name is None:
-        return "cpu", cpu_class()
-    return "cuda", f"cuda-{slug(name)}"
+    return slug(name) if name else None
 
 
-def kind(device_class: str) -> str:
-    """"cuda" or "cpu" for a device class."""
-    return "cuda" if device_class.startswith("cuda-") else "cpu"
+def _cpu_model() -> str:
+    """CPU results are comparable only within one architecture: the machine is the model."""
+    return re.sub(r"[^a-z0-9_]+", "-", platform.machine().lower()).strip("-") or "unknown"
+
+
+CUDA = DeviceKind(name="cuda", rank=0, detect=_nvidia_model, torch_device="cuda", probe=probe.cuda_gpu,
+                  label="CUDA", absent="no NVIDIA GPU found (nvidia-smi lists none)")
+CPU = DeviceKind(name="cpu", rank=1, detect=_cpu_model, torch_device="cpu", probe=probe.no_accelerator,
+                 kernel_env={"CUDA_VISIBLE_DEVICES": ""})  # torch in the kernel must not use a GPU
+
+#: Every kind, by name. The CPU is always present.
+KINDS: dict[str, DeviceKind] = {k.name: k for k in (CUDA, CPU)}
+#: What `--device` and ``exec_device`` accept.
+DEVICES = ("auto", *sorted(KINDS))
+
+
+def cpu_class() -> str:
+    """``cpu-<machine>``: this machine's CPU class."""
+    return CPU.device_class(_cpu_model())
+
+
+def resolve(device: str = "auto") -> tuple[DeviceKind, str]:
+    """Map ``auto`` or a kind's name to the kind and device class a run uses here.
+
+    ``auto`` is the most preferred kind this machine has (the CPU at least).
+    """
+    if device != "auto" and device not in KINDS:
+        raise GeneratorError(f"unknown device {device!r} (choose from {', '.join(['auto', *sorted(KINDS)])})")
+    candidates = sorted(KINDS.values(), key=lambda k: k.rank) if device == "auto" else [KINDS[device]]
+    for kind in candidates:
+        model = kind.detect()
+        if model is not None:
+            return kind, kind.device_class(model)
+    raise GeneratorError(f"--device {device}: {KINDS[device].absent}")
+
+
+def kind(device_class: str) -> DeviceKind | None:
+    """The kind of a device class; None for a class of a kind this version does not know."""
+    return next((k for k in KINDS.values() if device_class.startswith(f"{k.name}-")), None)
 
 
 def rank(device_class: str) -> int:
-    """Smaller is preferred: GPU classes before CPU classes."""
-    return 0 if kind(device_class) == "cuda" else 1
+    """Smaller is preferred: the kind's rank; classes of unknown kinds come last."""
+    found = kind(device_class)
+    return found.rank if found else len(KINDS)
 
 
 def preferred_order(classes: Iterable[str], current: str | None = None) -> list[str]:
-    """Classes in display preference: GPU first, the current machine's class first within a kind."""
+    """Classes in display preference: by kind, the current machine's class first within a kind."""
     return sorted(classes, key=lambda c: (rank(c), c != current, c))

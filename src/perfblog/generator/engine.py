@@ -9,10 +9,11 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from perfblog.generator import device, resolve, runner, snippet
 from perfblog.generator.errors import SnippetError
+from perfblog.generator.resolve import Mode
+from perfblog.generator.result import Result
 from perfblog.generator.runner import Progress, RunOptions, RunResult
 from perfblog.generator.snippet import Snippet
 from perfblog.generator.store import Store
@@ -24,10 +25,13 @@ class Settings:
 
     snippets_dir: Path
     results_dir: Path
-    mode: str = "auto"
-    device: str = "auto"  # "auto", "cpu" or "cuda"
+    mode: Mode = Mode.AUTO
+    device: str = "auto"  # "auto" or a kind's name in ``device.KINDS``
     cell_timeout: float | None = 600
     snippet_timeout: float | None = 1800
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "mode", Mode(self.mode))  # a mode given by its name is the mode
 
 
 class Engine:
@@ -36,12 +40,12 @@ class Engine:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.store = Store(settings.results_dir)
-        self.run_device, self.device_class = device.resolve(settings.device)
+        self.kind, self.device_class = device.resolve(settings.device)
         self._snippets: dict[Path, tuple[tuple[int, ...], Snippet]] = {}
         self._lock = threading.Lock()
 
     @property
-    def mode(self) -> str:
+    def mode(self) -> Mode:
         return self.settings.mode
 
     def stems(self) -> list[str]:
@@ -81,7 +85,7 @@ class Engine:
             self._snippets[path] = (_stamp(path, parsed), parsed)
         return parsed
 
-    def results(self, stem: str) -> dict[str, dict[str, Any]]:
+    def results(self, stem: str) -> dict[str, Result]:
         return self.store.results(stem)
 
     def status(self, snip: Snippet) -> list[resolve.Status]:
@@ -92,14 +96,14 @@ class Engine:
         """The one result a post shows (see ``resolve.shown``)."""
         return resolve.shown(snip, self.results(snip.stem), self.device_class)
 
-    def needs_run(self, snip: Snippet, mode: str | None = None) -> bool:
+    def needs_run(self, snip: Snippet, mode: Mode | None = None) -> bool:
         """Whether ``mode`` (default: the engine's) executes the snippet on this device now."""
         return resolve.needs_run(snip, self.results(snip.stem), self.device_class, mode or self.mode)
 
     def options(self) -> RunOptions:
         """The runner's options: this device and the configured timeouts."""
         s = self.settings
-        return RunOptions(device=self.run_device, device_class=self.device_class,
+        return RunOptions(device=self.kind.name, device_class=self.device_class,
                           cell_timeout=s.cell_timeout, snippet_timeout=s.snippet_timeout)
 
     def run(self, snip: Snippet, progress: Progress | None = None) -> RunResult:

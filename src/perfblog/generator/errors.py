@@ -4,7 +4,8 @@
     ├── SnippetError          a snippet file cannot be read (names file and line)
     ├── ExecutionError        a snippet ran and failed, timed out or its kernel died
     ├── StoreError            the results store cannot be read or written
-    ├── LockError             another `blog run` holds the store
+    │   ├── ResultFormatError a result document is malformed (names the field)
+    │   └── LockError         another `blog run` holds the store
     ├── EmbedError            a post refers to something unknown (names post and line)
     └── ScaffoldError         `blog new` would overwrite a file or cannot name the post
 """
@@ -40,3 +41,11 @@ class EmbedError(GeneratorError):
 
 class ScaffoldError(GeneratorError):
     """`blog new` refuses to overwrite an existing post or snippet, or has no usable slug."""
+
+
+class ResultFormatError(StoreError):
+    """A result document does not have the result format; ``field`` says where (``cells[0].outputs``)."""
+
+    def __init__(self, field: str, problem: str) -> None:
+        super().__init__(f"{field}: {problem}")
+        self.field = field

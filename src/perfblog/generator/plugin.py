@@ -22,6 +22,7 @@ from perfblog.generator.config import SnippetsConfig, settings_of
 from perfblog.generator.engine import Engine
 from perfblog.generator.errors import GeneratorError
 from perfblog.generator.preview import SnippetPreview
+from perfblog.generator.resolve import Mode
 
 T = TypeVar("T")
 
@@ -41,14 +42,14 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         layout = project.layout(config)
         options = _guard(lambda: settings_of(self.config, layout))
         if self.preview is not None:  # rebuilds while serving only read; the preview executes
-            options = replace(options, mode="frozen")
+            options = replace(options, mode=Mode.FROZEN)
         self.engine = _guard(lambda: Engine(options))
         self.build = Build(self.engine, layout.root, self.preview.busy if self.preview else None)
         config.extra_css.append(STYLESHEET)
         return config
 
     def on_serve(self, server: Any, config: Any, builder: Any) -> Any:
-        if self.serving and self.engine is not None and self.engine.mode not in ("frozen", "off"):
+        if self.serving and self.engine is not None and self.engine.mode.executes:
             self.preview = SnippetPreview(self.engine)
             self.preview.attach(server)
         return server

@@ -28,6 +28,7 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 
 from perfblog.generator.engine import Engine
 from perfblog.generator.errors import GeneratorError, LockError
+from perfblog.generator.resolve import Mode
 
 log = logging.getLogger("mkdocs.plugins.snippets.preview")
 
@@ -50,8 +51,6 @@ class SnippetPreview:
         self._running: str | None = None
         self._stopped = threading.Event()
         self._worker = threading.Thread(target=self._work, name="snippet-preview", daemon=True)
-        self.failures: dict[str, str] = {}  # stem -> one-line error of its last background run
-        self.runs: list[str] = []  # stems run, in order: what the preview executed and nothing else
 
     def attach(self, server: Any) -> None:
         """Start watching: rebuild on snippet saves and new results, and queue changed snippets."""
@@ -71,10 +70,6 @@ class SnippetPreview:
         """Whether ``stem`` is queued or running: a build in the meantime shows its old result."""
         return stem == self._running or stem in self._pending
 
-    def idle(self) -> bool:
-        """Nothing queued and nothing running."""
-        return self._running is None and not self._pending
-
     def changed(self) -> list[str]:
         """Re-read the snippets; queue each whose key changed and that `auto` mode would run. Returns them.
 
@@ -88,7 +83,7 @@ class SnippetPreview:
             queued = []
             for stem in edited:
                 try:
-                    due = self.engine.needs_run(self.engine.snippet(stem), "auto")
+                    due = self.engine.needs_run(self.engine.snippet(stem), Mode.AUTO)
                 except GeneratorError as exc:
                     log.error("snippet preview: %s", exc)
                     continue
@@ -131,23 +126,19 @@ class SnippetPreview:
         while not self._stopped.is_set():
             try:
                 snip = self.engine.snippet(stem)
-                if not self.engine.needs_run(snip, "auto"):
+                if not self.engine.needs_run(snip, Mode.AUTO):
                     return
                 outcome = self.engine.run(snip)
             except LockError:
                 time.sleep(LOCK_RETRY_S)  # a `blog run` holds the store; its result may make ours moot
                 continue
             except GeneratorError as exc:
-                self.failures[stem] = str(exc)
                 log.error("snippet preview: %s", exc)
                 return
-            self.runs.append(stem)
             if outcome.ok:
-                self.failures.pop(stem, None)
                 log.info("snippet preview: %s ran in %.1f s on %s; reloading", stem, outcome.duration_s,
                          outcome.device_class)
             else:
-                self.failures[stem] = outcome.error or "failed"
                 log.error("snippet preview: %s (the previous result is kept)\n%s", outcome.error,
                           outcome.traceback or "")
             return

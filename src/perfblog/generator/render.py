@@ -14,14 +14,27 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from html.parser import HTMLParser
-from typing import Any
+from typing import Any, TypeVar
 
 import jinja2
 
 from perfblog.generator import charts
 from perfblog.generator.errors import EmbedError, GeneratorError
 from perfblog.generator.resolve import Status
+from perfblog.generator.result import (
+    SECTIONS,
+    CellResult,
+    ChartRecord,
+    ErrorOutput,
+    Output,
+    Result,
+    StreamOutput,
+    TableRecord,
+    ValueRecord,
+)
 from perfblog.generator.snippet import Snippet
+
+R = TypeVar("R", ValueRecord, TableRecord, ChartRecord)
 
 #: Only pages containing this are rendered by Jinja.
 MARKER = "<%"
@@ -234,11 +247,8 @@ class _Embeds:
             raise EmbedError(f"snippet name must be a string, not {stem!r}")
         return self.r.lookup(stem, self.post)
 
-    def _result_cell(self, res: Resolved, cell: str) -> dict[str, Any] | None:
-        for c in (res.status.result or {}).get("cells", []):
-            if c["name"] == cell:
-                return c
-        return None
+    def _result_cell(self, res: Resolved, cell: str) -> CellResult | None:
+        return res.status.result.cell(cell) if res.status.result else None
 
     def _code_cell(self, res: Resolved, cell: str) -> Any:
         found = res.snippet.cell(cell)
@@ -265,18 +275,18 @@ class _Embeds:
         if stored is None:
             body = _placeholder(res, f"cell {found.key} is not in the stored result")
         else:
-            parts = [self._one_output(res, out, found.key) for out in stored["outputs"]]
+            parts = [self._one_output(res, out, found.key) for out in stored.outputs]
             body = "\n\n".join(p for p in parts if p) or '<p class="snippet-empty">(no output)</p>'
         return _block(body, footer(res))
 
-    def _one_output(self, res: Resolved, out: dict[str, Any], cell: str) -> str:
-        if out["type"] == "stream" and out.get("name") == "stderr":  # library warnings: kept, folded
-            return _folded("snippet-stderr", "stderr", out["text"].rstrip("\n"))
-        if out["type"] == "stream":
-            return _fence(out["text"].rstrip("\n"), "text")
-        if out["type"] == "error":
+    def _one_output(self, res: Resolved, out: Output, cell: str) -> str:
+        if isinstance(out, StreamOutput) and out.name == "stderr":  # library warnings: kept, folded
+            return _folded("snippet-stderr", "stderr", out.text.rstrip("\n"))
+        if isinstance(out, StreamOutput):
+            return _fence(out.text.rstrip("\n"), "text")
+        if isinstance(out, ErrorOutput):
             return _error(out)
-        data = out["data"]
+        data = out.data
         for mime in ("image/png", "image/jpeg", "image/svg+xml", "image/gif"):
             if mime in data:
                 url = self.r.image_url(res.snippet.stem, res.status.device_class, data[mime], self.page_url)
@@ -293,42 +303,42 @@ class _Embeds:
     def table(self, snippet: str, name: str, fmt: str = "") -> str:
         """A recorded table as a Markdown table; ``fmt`` formats its numbers (default: as recorded)."""
         res = self._get(snippet)
-        rec = self._record(res, "tables", name)
+        rec = self._record(res, TableRecord, name)
         if rec is None:
             return _block(_placeholder(res, f"table {res.snippet.stem} · {name}"), footer(res))
-        head = "| " + " | ".join(_cell_text(c, "") for c in rec["columns"]) + " |"
-        rule = "| " + " | ".join("---" for _ in rec["columns"]) + " |"
-        rows = ["| " + " | ".join(_cell_text(v, fmt) for v in row) + " |" for row in rec["rows"]]
+        head = "| " + " | ".join(_cell_text(c, "") for c in rec.columns) + " |"
+        rule = "| " + " | ".join("---" for _ in rec.columns) + " |"
+        rows = ["| " + " | ".join(_cell_text(v, fmt) for v in row) + " |" for row in rec.rows]
         caption = ""
-        if rec.get("caption"):
-            caption = f'<p class="snippet-caption">{html.escape(rec["caption"])}</p>\n\n'
+        if rec.caption:
+            caption = f'<p class="snippet-caption">{html.escape(rec.caption)}</p>\n\n'
         return _block(caption + "\n".join([head, rule, *rows]), footer(res))
 
     def chart(self, snippet: str, name: str) -> str:
         """A recorded chart as inline SVG with its alt text as title and description."""
         res = self._get(snippet)
-        rec = self._record(res, "charts", name)
+        rec = self._record(res, ChartRecord, name)
         if rec is None:
             return _block(_placeholder(res, f"chart {res.snippet.stem} · {name}"), footer(res))
-        caption = f"<figcaption>{html.escape(rec['title'])}</figcaption>" if rec.get("title") else ""
+        caption = f"<figcaption>{html.escape(rec.title)}</figcaption>" if rec.title else ""
         return f'\n<figure class="snippet-chart">{charts.svg(rec)}{caption}</figure>\n\n{footer(res)}\n'
 
     def value(self, snippet: str, name: str, fmt: str = "") -> str:
         """A recorded value inline, formatted with ``fmt``; its provenance is the span's title."""
         res = self._get(snippet)
-        rec = self._record(res, "values", name)
-        if rec is None:
+        rec, result = self._record(res, ValueRecord, name), res.status.result
+        if rec is None or result is None:
             label = html.escape(f"{res.snippet.stem}.{name}")
             state = "off" if not res.show_outputs else res.status.state
             return f'<span class="snippet-value snippet-{state}" title="{state}">[{label}]</span>'
         try:
-            text = format(rec["value"], fmt)
+            text = format(rec.value, fmt)
         except (ValueError, TypeError) as exc:
-            raise EmbedError(f"value '{name}' of snippet '{snippet}' ({rec['value']!r}) "
+            raise EmbedError(f"value '{name}' of snippet '{snippet}' ({rec.value!r}) "
                              f"cannot take format {fmt!r}: {exc}") from exc
-        if rec.get("unit"):
-            text = f"{text} {rec['unit']}"
-        title = provenance_line(res.status.result or {}, full=True)
+        if rec.unit:
+            text = f"{text} {rec.unit}"
+        title = provenance_line(result, full=True)
         classes = "snippet-value"
         mark = ""
         if res.status.state == "stale":
@@ -341,40 +351,39 @@ class _Embeds:
         """The snippet's provenance line on its own."""
         return f"\n{footer(self._get(snippet))}\n"
 
-    def _record(self, res: Resolved, kind: str, name: str) -> dict[str, Any] | None:
+    def _record(self, res: Resolved, kind: type[R], name: str) -> R | None:
         """The named record; None when outputs are off or no result exists (placeholders then)."""
         result = res.status.result
         if result is None:
             return None
-        records = result.get(kind, {})
+        records = result.records(kind.KIND)
         if name not in records:
             known = ", ".join(records) or "none"
-            raise EmbedError(f"snippet '{res.snippet.stem}' recorded no {kind[:-1]} {name!r} "
-                             f"({kind}: {known})")
-        return records[name] if res.show_outputs else None
+            raise EmbedError(f"snippet '{res.snippet.stem}' recorded no {kind.KIND} {name!r} "
+                             f"({SECTIONS[kind.KIND]}: {known})")
+        return records[name] if res.show_outputs else None  # type: ignore[return-value]
 
 
-def provenance_line(result: dict[str, Any], full: bool = False) -> str:
+def provenance_line(result: Result, full: bool = False) -> str:
     """"NVIDIA H200 · torch 2.11.0 · 2026-12-01"; ``full`` adds every recorded detail."""
-    prov = result.get("provenance") or {}
-    gpu = prov.get("gpu")
+    prov, gpu = result.provenance, result.provenance.gpu
     if gpu:
-        where = gpu.get("name") or "GPU"
+        where = gpu.name or "GPU"
     else:
-        cores = f" ({prov['cores']} cores)" if prov.get("cores") else ""
-        where = f"CPU {prov.get('cpu') or 'unknown'}{cores}"
+        cores = f" ({prov.cores} cores)" if prov.cores else ""
+        where = f"CPU {prov.cpu or 'unknown'}{cores}"
     parts = [where]
-    if prov.get("torch"):
-        parts.append(f"torch {prov['torch']}")
-    parts.append(str(prov.get("ran_at", ""))[:10])
+    if prov.torch:
+        parts.append(f"torch {prov.torch}")
+    parts.append(prov.ran_at[:10])
     if full:
         if gpu:
-            parts += [f"CUDA {gpu.get('cuda')}", f"driver {gpu.get('driver')}", f"sm {gpu.get('capability')}"]
-        parts += [f"Python {prov.get('python')}", f"triton {prov.get('triton')}"]
-        if prov.get("git_commit"):
-            parts.append(f"commit {prov['git_commit'][:10]}" + (" (dirty)" if prov.get("git_dirty") else ""))
-        parts.append(f"ran {prov.get('ran_at')} for {prov.get('duration_s')} s")
-        parts.append(result.get("device_class", ""))
+            parts += [f"CUDA {gpu.cuda}", f"driver {gpu.driver}", f"sm {gpu.capability}"]
+        parts += [f"Python {prov.python}", f"triton {prov.triton}"]
+        if prov.git_commit:
+            parts.append(f"commit {prov.git_commit[:10]}" + (" (dirty)" if prov.git_dirty else ""))
+        parts.append(f"ran {prov.ran_at} for {prov.duration_s} s")
+        parts.append(result.device_class)
     return " · ".join(p for p in parts if p)
 
 
@@ -407,10 +416,10 @@ def _block(body: str, foot: str) -> str:
     return f"\n{body}\n\n{foot}\n"
 
 
-def _error(out: dict[str, Any]) -> str:
+def _error(out: ErrorOutput) -> str:
     """The exception and its message up front; the frames (mostly library internals) folded away."""
-    summary = _fence(f"{out['ename']}: {out['evalue']}".rstrip(), "text")
-    return f'{summary}\n\n{_folded("snippet-traceback", "完整 traceback", out["traceback"])}'
+    summary = _fence(f"{out.ename}: {out.evalue}".rstrip(), "text")
+    return f'{summary}\n\n{_folded("snippet-traceback", "完整 traceback", out.traceback)}'
 
 
 def _folded(css_class: str, label: str, text: str) -> str:

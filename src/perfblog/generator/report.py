@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from perfblog.core.fsio import atomic_write
+from perfblog.generator.resolve import Mode
 
 
 @dataclass
@@ -32,7 +33,7 @@ class Entry:
 class BuildReport:
     """Collects entries during a build; ``summary`` and ``write`` at the end."""
 
-    def __init__(self, mode: str, device_class: str) -> None:
+    def __init__(self, mode: Mode, device_class: str) -> None:
         self.mode = mode
         self.device_class = device_class
         self.entries: dict[str, Entry] = {}

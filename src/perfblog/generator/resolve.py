@@ -9,33 +9,52 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from enum import StrEnum
 
 from perfblog.generator import device
 from perfblog.generator.errors import GeneratorError
+from perfblog.generator.result import Result
 from perfblog.generator.snippet import Snippet
 
-MODES = ("auto", "frozen", "force", "off")
 MODE_ENV = "BLOG_EXEC_MODE"
 
 
-def mode(configured: str = "auto", env: Mapping[str, str] | None = None) -> str:
+class Mode(StrEnum):
+    """When snippets execute (`exec_mode`, ``BLOG_EXEC_MODE``, `blog run --mode`)."""
+
+    AUTO = "auto"  # run what has no fresh result on this device or a preferred one
+    FROZEN = "frozen"  # never run: show the stored results
+    FORCE = "force"  # run everything
+    OFF = "off"  # never run, show code without outputs: a draft preview
+
+    @property
+    def executes(self) -> bool:
+        """Whether this mode may run a snippet at all."""
+        return self in (Mode.AUTO, Mode.FORCE)
+
+    @property
+    def shows_outputs(self) -> bool:
+        return self is not Mode.OFF
+
+
+def mode(configured: str = Mode.AUTO, env: Mapping[str, str] | None = None) -> Mode:
     """The effective mode: ``BLOG_EXEC_MODE`` wins over the configured one."""
     env = os.environ if env is None else env
     chosen = env.get(MODE_ENV) or configured
-    if chosen not in MODES:
+    try:
+        return Mode(chosen)
+    except ValueError:
         source = MODE_ENV if env.get(MODE_ENV) else "exec_mode"
-        raise GeneratorError(f"{source}={chosen!r} is not a mode (choose from {', '.join(MODES)})")
-    return chosen
+        raise GeneratorError(f"{source}={chosen!r} is not a mode (choose from {', '.join(Mode)})") from None
 
 
-def stale_reasons(snippet: Snippet, result: Mapping[str, Any]) -> list[str]:
+def stale_reasons(snippet: Snippet, result: Result) -> list[str]:
     """Why ``result`` no longer matches the snippet's code; empty when it is fresh."""
-    if result.get("key") == snippet.key:
+    if result.key == snippet.key:
         return []
-    hashes = result.get("hashes") or {}
+    hashes = result.hashes
     reasons: list[str] = []
-    old_cells: dict[str, str] = hashes.get("cells") or {}
+    old_cells = hashes.cells
     new_cells = snippet.cell_hashes
     for name, digest in new_cells.items():
         if name not in old_cells:
@@ -43,12 +62,12 @@ def stale_reasons(snippet: Snippet, result: Mapping[str, Any]) -> list[str]:
         elif old_cells[name] != digest:
             reasons.append(f"code of cell '{name}' changed")
     reasons += [f"cell '{name}' was removed" for name in old_cells if name not in new_cells]
-    old_order = [c.get("name") for c in result.get("cells") or []]
+    old_order = [c.name for c in result.cells]
     if not reasons and old_order and old_order != list(new_cells):
         reasons.append("cells were reordered")
-    if not reasons and hashes.get("code") != snippet.code_hash:
+    if not reasons and hashes.code != snippet.code_hash:
         reasons.append("code changed")
-    old_mods: dict[str, str] = hashes.get("modules") or {}
+    old_mods = hashes.modules
     for path, digest in snippet.modules.items():
         if path not in old_mods:
             reasons.append(f"now imports local module {path}")
@@ -64,7 +83,7 @@ class Status:
 
     device_class: str
     state: str  # "fresh", "stale" or "missing"
-    result: dict[str, Any] | None = None
+    result: Result | None = None
     reasons: list[str] = field(default_factory=list)
 
     @property
@@ -73,10 +92,10 @@ class Status:
 
     @property
     def ran_at(self) -> str:
-        return str((self.result or {}).get("provenance", {}).get("ran_at", ""))
+        return self.result.provenance.ran_at if self.result else ""
 
 
-def status_of(snippet: Snippet, device_class: str, result: dict[str, Any] | None) -> Status:
+def status_of(snippet: Snippet, device_class: str, result: Result | None) -> Status:
     """The state of one device class's result for the snippet's current code."""
     if result is None:
         return Status(device_class, "missing", None, ["no result on this device"])
@@ -84,13 +103,13 @@ def status_of(snippet: Snippet, device_class: str, result: dict[str, Any] | None
     return Status(device_class, "stale" if reasons else "fresh", result, reasons)
 
 
-def statuses(snippet: Snippet, results: Mapping[str, dict[str, Any]], current: str) -> list[Status]:
+def statuses(snippet: Snippet, results: Mapping[str, Result], current: str) -> list[Status]:
     """One status per stored device class, plus the current class when it has none; preferred first."""
     classes = device.preferred_order(set(results) | {current}, current)
     return [status_of(snippet, c, results.get(c)) for c in classes]
 
 
-def shown(snippet: Snippet, results: Mapping[str, dict[str, Any]], current: str) -> Status:
+def shown(snippet: Snippet, results: Mapping[str, Result], current: str) -> Status:
     """What a post shows: fresh GPU, else fresh CPU, else the newest stale result, else missing."""
     found = [status_of(snippet, c, results[c]) for c in device.preferred_order(results, current)]
     fresh = [s for s in found if s.state == "fresh"]
@@ -101,11 +120,11 @@ def shown(snippet: Snippet, results: Mapping[str, dict[str, Any]], current: str)
     return Status(current, "missing", None, ["no result on any device"])
 
 
-def needs_run(snippet: Snippet, results: Mapping[str, dict[str, Any]], current: str, run_mode: str) -> bool:
+def needs_run(snippet: Snippet, results: Mapping[str, Result], current: str, run_mode: Mode) -> bool:
     """Whether ``run_mode`` executes the snippet on the ``current`` device class now."""
-    if run_mode in ("frozen", "off"):
+    if not run_mode.executes:
         return False
-    if run_mode == "force":
+    if run_mode is Mode.FORCE:
         return True
     for cls, result in results.items():
         good = cls == current or device.rank(cls) < device.rank(current)

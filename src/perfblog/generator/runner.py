@@ -1,4 +1,4 @@
-"""Execute one snippet in a fresh Jupyter kernel and turn what it produced into a result document.
+"""Execute one snippet in a fresh Jupyter kernel and turn what it produced into a ``Result``.
 
 The kernel is this interpreter (``sys.executable -m ipykernel_launcher``), so no kernelspec needs to be
 installed. The runner never raises for a snippet that fails: it returns a failed ``RunResult`` with a
@@ -19,16 +19,30 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from perfblog.generator import device, probe
+from perfblog.generator.device import DeviceKind
+from perfblog.generator.errors import ResultFormatError
 from perfblog.generator.record import MIME as RECORD_MIME
+from perfblog.generator.result import (
+    RECORDS,
+    CellResult,
+    DisplayOutput,
+    ErrorOutput,
+    Output,
+    Provenance,
+    Record,
+    Result,
+    StreamOutput,
+    record_from_json,
+)
 from perfblog.generator.snippet import Cell, Snippet
 from perfblog.generator.target import DEVICE_ENV
 
-PROVENANCE_MIME = "application/vnd.blog.provenance+json"
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 _CELL_LINE = re.compile(r"Cell In\[\d+\], line (\d+)")
 _CELL_FILE = re.compile(r"""[^\s"']*ipykernel_\d+/\d+\.py""")  # IPython's file for one cell of one run
@@ -44,7 +58,7 @@ Progress = Callable[[Cell, int, int], None]
 class RunOptions:
     """Where and how long a snippet may run; timeouts in seconds, None for no limit."""
 
-    device: str  # "cpu" or "cuda"
+    device: str  # a kind's name in ``device.KINDS``: "cpu" or "cuda"
     device_class: str
     cell_timeout: float | None = 600
     snippet_timeout: float | None = 1800
@@ -58,7 +72,7 @@ class RunResult:
     device_class: str
     ok: bool
     duration_s: float
-    result: dict[str, Any] | None = None
+    result: Result | None = None
     images: dict[str, bytes] = field(default_factory=dict)
     error: str | None = None  # one line, naming file and line
     traceback: str | None = None
@@ -66,101 +80,194 @@ class RunResult:
 
 def run(snippet: Snippet, options: RunOptions, progress: Progress | None = None) -> RunResult:
     """Run every code cell of ``snippet`` in order in a new kernel, then collect provenance in it."""
-    from nbclient import NotebookClient
-    from nbclient.exceptions import CellTimeoutError, DeadKernelError
+    return _Run(snippet, options, progress).outcome()
 
-    started = time.perf_counter()
-    ran_at = datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-    cell_limit = snippet.options.get("cell_timeout", options.cell_timeout)
-    snippet_limit = snippet.options.get("timeout", options.snippet_timeout)
-    deadline = started + snippet_limit if snippet_limit else None
-    notebook = _notebook(snippet)
-    sockets = tempfile.mkdtemp(prefix="blog-kernel-")
-    km = _kernel_manager(Path(sockets))
-    client = NotebookClient(notebook, km=km, allow_errors=True, shutdown_kernel="immediate",
-                            resources={"metadata": {"path": str(snippet.root)}}, startup_timeout=120)
-    code = snippet.code_cells
-    cells: list[dict[str, Any]] = []
-    records: dict[str, dict[str, Any]] = {"value": {}, "table": {}, "chart": {}}
-    images: dict[str, bytes] = {}
-    provenance: dict[str, Any] | None = None
-    current: Cell | None = None
-    clean = scrubber(snippet.root.parent)
 
-    def fail(message: str, tb: str | None = None) -> RunResult:
-        return RunResult(snippet, options.device_class, ok=False, duration_s=time.perf_counter() - started,
-                         error=message, traceback=tb)
+class _Failed(Exception):
+    """Ends a run early with the one-line message (and the traceback) its ``RunResult`` carries."""
 
-    try:
-        with client.setup_kernel(env=_kernel_env(snippet, options), cleanup_kc=True):
-            try:
-                for done, (cell, nb_cell) in enumerate(zip(code, notebook.cells, strict=True), start=1):
-                    current = cell
-                    limit = _remaining(cell_limit, deadline)
-                    if limit is not None and limit <= 0:
-                        raise CellTimeoutError("snippet time budget spent")
-                    client.timeout = int(limit) + 1 if limit is not None else None
-                    t0 = time.perf_counter()
-                    client.execute_cell(nb_cell, done - 1)
-                    wall = time.perf_counter() - t0
-                    outputs, error = _outputs(nb_cell.outputs, cell, records, images, clean)
-                    if error and not cell.raises:
-                        return fail(f"{snippet.where}:{_raised_at(cell, error['traceback'])}: "
-                                    f"cell {cell.label} raised "
-                                    f"{error['ename']}: {error['evalue']}", error["traceback"])
-                    if cell.raises and not error:
-                        return fail(f"{snippet.where}:{cell.line}: cell {cell.label} is marked raises=true "
-                                    f"but raised nothing")
-                    cells.append({"name": cell.key, "source": cell.source, "outputs": outputs,
-                                  "line": cell.line, "wall_s": round(wall, 4), "raises": cell.raises,
-                                  "hide": cell.hide})
-                    if progress:
-                        progress(cell, done, len(code))
-                current = None
-                provenance = _kernel_provenance(client)
-            except CellTimeoutError:
-                if current is None:
-                    return fail(f"{snippet.where}: collecting provenance timed out after every cell ran; "
-                                f"the kernel and its child processes were ended")
-                which = "snippet" if deadline and time.perf_counter() >= deadline - 1 else "cell"
-                seconds = snippet_limit if which == "snippet" else cell_limit
-                return fail(f"{snippet.where}:{current.line}: cell {current.label} timed out "
-                            f"(per-{which} timeout {seconds:g} s); the kernel and its child processes were "
-                            f"ended")
-            except DeadKernelError:
-                status = _exit_status(km)
-                where = f"{snippet.where}:{current.line}" if current else snippet.where
-                doing = f"while running cell {current.label}" if current else "while collecting provenance"
-                return fail(f"{where}: the kernel died ({status}) {doing}")
-            finally:  # every way out, a failure's message included, ends the kernel's process tree
-                _end_tree(km)
-    except (RuntimeError, TimeoutError, OSError) as exc:
-        return fail(f"{snippet.where}: could not run a Jupyter kernel: {exc}")
-    finally:
-        shutil.rmtree(sockets, ignore_errors=True)
-        _close_event_loop()
+    def __init__(self, message: str, traceback: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.traceback = traceback
 
-    duration = time.perf_counter() - started
-    provenance = dict(provenance or {})
-    if options.device == "cuda" and not provenance.get("gpu"):
-        # A CPU measurement must never be filed, and shown, as a GPU result.
-        return fail(f"{snippet.where}: the kernel's torch sees no CUDA device, so this run measured the CPU; "
-                    f"it is not stored as {options.device_class}")
-    provenance.update(_git_state(snippet.root), ran_at=ran_at, duration_s=round(duration, 3))
-    result = {
-        "snippet": snippet.stem,
-        "key": snippet.key,
-        "hashes": snippet.hashes,
-        "status": "ok",
-        "device_class": options.device_class,
-        "provenance": provenance,
-        "cells": cells,
-        "values": records["value"],
-        "tables": records["table"],
-        "charts": records["chart"],
-    }
-    return RunResult(snippet, options.device_class, ok=True, duration_s=duration, result=result,
-                     images=images)
+
+class _Run:
+    """One execution of a snippet: its kernel, its cells in order, what they produced, the provenance."""
+
+    def __init__(self, snippet: Snippet, options: RunOptions, progress: Progress | None) -> None:
+        self.snippet = snippet
+        self.options = options
+        self.progress = progress
+        self.kind: DeviceKind = device.KINDS[options.device]
+        self.started = time.perf_counter()
+        self.ran_at = datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+        self.cell_limit = snippet.options.get("cell_timeout", options.cell_timeout)
+        self.snippet_limit = snippet.options.get("timeout", options.snippet_timeout)
+        self.deadline = self.started + self.snippet_limit if self.snippet_limit else None
+        self.clean = scrubber(snippet.root.parent)
+        self.cells: list[CellResult] = []
+        self.records: dict[str, dict[str, Record]] = {kind: {} for kind in RECORDS}
+        self.images: dict[str, bytes] = {}
+        self.current: Cell | None = None  # the cell executing; None before the first and after the last
+
+    def outcome(self) -> RunResult:
+        """Execute, then assemble the result; any failure becomes a failed ``RunResult``."""
+        snippet, device_class = self.snippet, self.options.device_class
+        try:
+            seen = self._execute()
+            duration = time.perf_counter() - self.started
+            result = self._result(seen, duration)
+        except _Failed as failed:
+            return RunResult(snippet, device_class, ok=False, duration_s=time.perf_counter() - self.started,
+                             error=failed.message, traceback=failed.traceback)
+        return RunResult(snippet, device_class, ok=True, duration_s=duration, result=result,
+                         images=self.images)
+
+    def _execute(self) -> dict[str, Any]:
+        """Start a kernel, run the cells and the probe in it; the kernel's provenance. The kernel's
+        process tree and its socket folder are gone on every way out."""
+        from nbclient import NotebookClient
+
+        notebook = _notebook(self.snippet)
+        sockets = tempfile.mkdtemp(prefix="blog-kernel-")
+        km = _kernel_manager(Path(sockets))
+        client = NotebookClient(notebook, km=km, allow_errors=True, shutdown_kernel="immediate",
+                                resources={"metadata": {"path": str(self.snippet.root)}}, startup_timeout=120)
+        try:
+            with client.setup_kernel(env=_kernel_env(self.snippet, self.kind), cleanup_kc=True):
+                try:
+                    return self._in_kernel(client, notebook, km)
+                finally:  # every way out, a failure's message included, ends the kernel's process tree
+                    _end_tree(km)
+        except (RuntimeError, TimeoutError, OSError) as exc:
+            raise _Failed(f"{self.snippet.where}: could not run a Jupyter kernel: {exc}") from exc
+        finally:
+            shutil.rmtree(sockets, ignore_errors=True)
+            _close_event_loop()
+
+    def _in_kernel(self, client: Any, notebook: Any, km: Any) -> dict[str, Any]:
+        """Each code cell in order, then the probe; a timeout or a dead kernel fails naming the cell."""
+        from nbclient.exceptions import CellTimeoutError, DeadKernelError
+
+        code = self.snippet.code_cells
+        try:
+            for done, (cell, nb_cell) in enumerate(zip(code, notebook.cells, strict=True), start=1):
+                self.current = cell
+                self._cell(client, cell, nb_cell, done - 1)
+                if self.progress:
+                    self.progress(cell, done, len(code))
+            self.current = None
+            return _kernel_provenance(client, self.kind)
+        except CellTimeoutError:
+            raise self._timed_out() from None
+        except DeadKernelError:
+            raise self._died(km) from None
+
+    def _cell(self, client: Any, cell: Cell, nb_cell: Any, index: int) -> None:
+        """Execute one cell within what is left of its time and keep what it output; a raise the cell
+        does not declare (or a declared one that does not happen) fails the run."""
+        from nbclient.exceptions import CellTimeoutError
+
+        limit = _remaining(self.cell_limit, self.deadline)
+        if limit is not None and limit <= 0:
+            raise CellTimeoutError("snippet time budget spent")
+        client.timeout = int(limit) + 1 if limit is not None else None
+        t0 = time.perf_counter()
+        client.execute_cell(nb_cell, index)
+        wall = time.perf_counter() - t0
+        outputs, error = self._outputs(nb_cell.outputs, cell)
+        where = self.snippet.where
+        if error and not cell.raises:
+            raise _Failed(f"{where}:{_raised_at(cell, error.traceback)}: cell {cell.label} raised "
+                          f"{error.ename}: {error.evalue}", error.traceback)
+        if cell.raises and not error:
+            raise _Failed(f"{where}:{cell.line}: cell {cell.label} is marked raises=true but raised nothing")
+        self.cells.append(CellResult(name=cell.key, source=cell.source, line=cell.line,
+                                     outputs=tuple(outputs), wall_s=round(wall, 4), raises=cell.raises,
+                                     hide=cell.hide))
+
+    def _timed_out(self) -> _Failed:
+        where, current = self.snippet.where, self.current
+        if current is None:
+            return _Failed(f"{where}: collecting provenance timed out after every cell ran; "
+                           f"the kernel and its child processes were ended")
+        which = "snippet" if self.deadline and time.perf_counter() >= self.deadline - 1 else "cell"
+        seconds = self.snippet_limit if which == "snippet" else self.cell_limit
+        return _Failed(f"{where}:{current.line}: cell {current.label} timed out "
+                       f"(per-{which} timeout {seconds:g} s); the kernel and its child processes were ended")
+
+    def _died(self, km: Any) -> _Failed:
+        status, current = _exit_status(km), self.current
+        where = f"{self.snippet.where}:{current.line}" if current else self.snippet.where
+        doing = f"while running cell {current.label}" if current else "while collecting provenance"
+        return _Failed(f"{where}: the kernel died ({status}) {doing}")
+
+    def _result(self, seen: dict[str, Any], duration: float) -> Result:
+        """The result of a run that got through every cell, with the kernel's provenance."""
+        snippet, kind = self.snippet, self.kind
+        if kind.accelerator and not seen.get("gpu"):
+            # A CPU measurement must never be filed, and shown, as a GPU result.
+            raise _Failed(f"{snippet.where}: the kernel's torch sees no {kind.label} device, so this run "
+                          f"measured the CPU; it is not stored as {self.options.device_class}")
+        try:
+            provenance = Provenance.from_json({**seen, **_git_state(snippet.root), "ran_at": self.ran_at,
+                                               "duration_s": round(duration, 3)})
+        except ResultFormatError as exc:
+            raise _Failed(f"{snippet.where}: the kernel reported a malformed provenance: {exc}") from exc
+        return Result(snippet=snippet.stem, key=snippet.key, hashes=snippet.hashes,
+                      device_class=self.options.device_class, provenance=provenance, cells=tuple(self.cells),
+                      values=self.records["value"], tables=self.records["table"],  # type: ignore[arg-type]
+                      charts=self.records["chart"])  # type: ignore[arg-type]
+
+    def _outputs(self, raw: list[Any], cell: Cell) -> tuple[list[Output], ErrorOutput | None]:
+        """A cell's nbformat outputs as stored outputs; records and images are taken out on the way."""
+        outputs: list[Output] = []
+        error = None
+        for out in raw:
+            kind = out.get("output_type")
+            if kind == "stream":
+                text = self.clean(out.get("text", ""))
+                last = outputs[-1] if outputs else None
+                if isinstance(last, StreamOutput) and last.name == out["name"]:
+                    outputs[-1] = replace(last, text=last.text + text)
+                else:
+                    outputs.append(StreamOutput(name=out["name"], text=text))
+            elif kind in ("display_data", "execute_result"):
+                data = dict(out.get("data", {}))
+                if RECORD_MIME in data:
+                    self._record(data[RECORD_MIME], cell)
+                elif display := self._display(data):
+                    outputs.append(DisplayOutput(display))
+            elif kind == "error":
+                error = ErrorOutput(ename=out.get("ename", ""), evalue=self.clean(out.get("evalue", "")),
+                                    traceback=self.clean("\n".join(out.get("traceback", []))))
+                outputs.append(error)
+        return outputs, error
+
+    def _record(self, payload: Any, cell: Cell) -> None:
+        try:
+            record = record_from_json({**payload, "cell": cell.key} if isinstance(payload, dict) else payload)
+        except ResultFormatError as exc:
+            raise _Failed(f"{self.snippet.where}:{cell.line}: cell {cell.label} displayed a malformed "
+                          f"record: {exc}") from exc
+        self.records[record.KIND][record.name] = record
+
+    def _display(self, data: dict[str, Any]) -> dict[str, str]:
+        """The MIME bundle kept: the first image (stored as a file named by its hash) and the texts."""
+        display: dict[str, str] = {}
+        for mime, ext in _IMAGES.items():
+            if mime in data:
+                payload = data[mime]
+                blob = payload.encode() if ext == "svg" else _b64(payload)
+                name = f"{hashlib.sha256(blob).hexdigest()[:16]}.{ext}"
+                self.images[name] = blob
+                display[mime] = name
+                break
+        for mime in _TEXTS:
+            if mime in data:
+                display[mime] = self.clean(_text(data[mime]))
+        return display
 
 
 def _notebook(snippet: Snippet) -> Any:
@@ -187,11 +294,10 @@ def _kernel_manager(sockets: Path) -> Any:
                               ip=str(sockets / "kernel"))
 
 
-def _kernel_env(snippet: Snippet, options: RunOptions) -> dict[str, str]:
+def _kernel_env(snippet: Snippet, kind: DeviceKind) -> dict[str, str]:
     env = dict(os.environ)
-    env[DEVICE_ENV] = options.device
-    if options.device == "cpu":
-        env["CUDA_VISIBLE_DEVICES"] = ""
+    env[DEVICE_ENV] = kind.torch_device
+    env.update(kind.kernel_env)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(snippet.root), env.get("PYTHONPATH")) if p)
     env.setdefault("JUPYTER_PLATFORM_DIRS", "1")
     env.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
@@ -224,48 +330,6 @@ def _raised_at(cell: Cell, traceback: str) -> int:
     """The snippet line that raised: IPython numbers a cell's lines from 1, just below its marker line."""
     found = _CELL_LINE.search(traceback)  # the outermost frame in the cell: the line the cell ran
     return cell.line + int(found.group(1)) if found else cell.line
-
-
-def _outputs(raw: list[Any], cell: Cell, records: dict[str, dict[str, Any]], images: dict[str, bytes],
-             clean: Callable[[str], str]) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
-    """Normalise a cell's nbformat outputs; pull out records and images; return the error, if any."""
-    outputs: list[dict[str, Any]] = []
-    error = None
-    for out in raw:
-        kind = out.get("output_type")
-        if kind == "stream":
-            text = clean(out.get("text", ""))
-            if outputs and outputs[-1]["type"] == "stream" and outputs[-1]["name"] == out["name"]:
-                outputs[-1]["text"] += text
-            else:
-                outputs.append({"type": "stream", "name": out["name"], "text": text})
-        elif kind in ("display_data", "execute_result"):
-            data = dict(out.get("data", {}))
-            if RECORD_MIME in data:
-                record = dict(data[RECORD_MIME])
-                record["cell"] = cell.key
-                records[record["kind"]][record["name"]] = record
-                continue
-            display: dict[str, Any] = {}
-            for mime, ext in _IMAGES.items():
-                if mime in data:
-                    payload = data[mime]
-                    blob = payload.encode() if ext == "svg" else _b64(payload)
-                    name = f"{hashlib.sha256(blob).hexdigest()[:16]}.{ext}"
-                    images[name] = blob
-                    display[mime] = name
-                    break
-            for mime in _TEXTS:
-                if mime in data:
-                    display[mime] = clean(_text(data[mime]))
-            if display:
-                outputs.append({"type": "display", "data": display})
-        elif kind == "error":
-            error = {"type": "error", "ename": out.get("ename", ""),
-                     "evalue": clean(out.get("evalue", "")),
-                     "traceback": clean("\n".join(out.get("traceback", [])))}
-            outputs.append(error)
-    return outputs, error
 
 
 def _b64(payload: str) -> bytes:
@@ -305,62 +369,17 @@ def scrubber(project: Path) -> Callable[[str], str]:
     return clean
 
 
-_PROVENANCE_CODE = """
-def _blog_provenance():
-    import importlib.metadata as md, os, platform, subprocess, sys
-    from IPython.display import display
-
-    def version(name):
-        try:
-            return md.version(name)
-        except md.PackageNotFoundError:
-            return None
-
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as handle:
-            for line in handle:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    gpu = None
-    if os.environ.get("BLOG_DEVICE") == "cuda":
-        import torch
-        if torch.cuda.is_available():
-            index = torch.cuda.current_device()
-            major, minor = torch.cuda.get_device_capability(index)
-            driver = None
-            try:
-                out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
-                                     capture_output=True, text=True, timeout=30).stdout.split()
-                driver = out[0] if out else None
-            except (OSError, subprocess.SubprocessError):
-                pass
-            gpu = {"name": torch.cuda.get_device_name(index), "capability": f"{major}.{minor}",
-                   "cuda": torch.version.cuda, "driver": driver}
-    display({MIME: {
-        "device": gpu["name"] if gpu else cpu, "cpu": cpu, "cores": os.cpu_count(), "gpu": gpu,
-        "python": platform.python_version(), "torch": version("torch"), "triton": version("triton"),
-    }}, raw=True)
-
-_blog_provenance()
-del _blog_provenance
-""".replace("MIME", repr(PROVENANCE_MIME))
-
-
-def _kernel_provenance(client: Any) -> dict[str, Any]:
-    """Ask the kernel itself what it ran on: the versions and devices it really saw."""
+def _kernel_provenance(client: Any, kind: DeviceKind) -> dict[str, Any]:
+    """Ask the kernel itself what it ran on: the versions and devices it really saw (see ``probe``)."""
     import nbformat
 
-    cell = nbformat.v4.new_code_cell(_PROVENANCE_CODE)
+    cell = nbformat.v4.new_code_cell(f"__import__({probe.__name__!r}, fromlist=['emit']).emit({kind.name!r})")
     client.nb.cells.append(cell)
     client.timeout = 120
     client.execute_cell(cell, len(client.nb.cells) - 1, store_history=False)
     for out in cell.outputs:
-        if out.get("output_type") == "display_data" and PROVENANCE_MIME in out.get("data", {}):
-            return dict(out["data"][PROVENANCE_MIME])
+        if out.get("output_type") == "display_data" and probe.MIME in out.get("data", {}):
+            return dict(out["data"][probe.MIME])
         if out.get("output_type") == "error":
             raise RuntimeError(f"collecting provenance failed: {out.get('ename')}: {out.get('evalue')}")
     raise RuntimeError("the kernel returned no provenance")

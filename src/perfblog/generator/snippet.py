@@ -19,6 +19,7 @@ from typing import Any
 import yaml
 
 from perfblog.generator.errors import SnippetError
+from perfblog.generator.result import Hashes, Result
 
 #: A cell name that posts can refer to.
 CELL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
@@ -99,11 +100,10 @@ class Snippet:
         return _sha256(json.dumps(payload, sort_keys=True).encode())
 
     @property
-    def hashes(self) -> dict[str, Any]:
+    def hashes(self) -> Hashes:
         """The component hashes a result stores so staleness can say why."""
-        modules = dict(sorted(self.modules.items()))
-        return {"code": self.code_hash, "cells": self.cell_hashes, "modules": modules, "file": self.file_hash,
-                "scheme": KEY_SCHEME}
+        return Hashes(code=self.code_hash, cells=self.cell_hashes, modules=dict(sorted(self.modules.items())),
+                      file=self.file_hash, scheme=KEY_SCHEME)
 
     def cell(self, key: str) -> Cell | None:
         """The code cell called ``key`` (or ``#N``, 1-based among the code cells), if any."""
@@ -160,32 +160,30 @@ def _parse(path: Path, root: Path, text: str) -> Snippet:
                    file_hash=_sha256(text.encode("utf-8")))
 
 
-def from_result(path: Path, root: Path, result: dict[str, Any]) -> Snippet | None:
+def from_result(path: Path, root: Path, result: Result) -> Snippet | None:
     """The snippet's code cells as a stored result recorded them, if neither the file nor its local
     modules changed since (same bytes, same hashes): a build with fresh results never parses a snippet.
     The cells carry no prose and the options are not restored, so only reading uses this, never a run.
     """
-    hashes = result.get("hashes") or {}
-    if hashes.get("scheme") != KEY_SCHEME:
+    hashes = result.hashes
+    if hashes.scheme != KEY_SCHEME:
         return None  # keyed by an older rule of what belongs to the key: parse and compare afresh
     try:
-        if not hashes.get("file") or hashes["file"] != _sha256(Path(path).read_bytes()):
+        if not hashes.file or hashes.file != _sha256(Path(path).read_bytes()):
             return None
-        modules = dict(hashes.get("modules") or {})
-        for rel, digest in modules.items():
+        for rel, digest in hashes.modules.items():
             module = Path(root) / rel
             if not module.is_file() or _sha256(module.read_bytes()) != digest:
                 return None
-        cells = tuple(
-            Cell(index=i, kind="code", source=c["source"], line=c.get("line", 0),
-                 name=None if c["name"].startswith("#") else c["name"], raises=bool(c.get("raises")),
-                 hide=bool(c.get("hide")), number=i + 1)
-            for i, c in enumerate(result["cells"]))
-    except (OSError, KeyError, TypeError, AttributeError):
+    except OSError:
         return None
-    snippet = Snippet(path=Path(path).resolve(), root=Path(root).resolve(), cells=cells, modules=modules,
-                      file_hash=hashes["file"])
-    return snippet if snippet.key == result.get("key") else None
+    cells = tuple(
+        Cell(index=i, kind="code", source=c.source, line=c.line,
+             name=None if c.name.startswith("#") else c.name, raises=c.raises, hide=c.hide, number=i + 1)
+        for i, c in enumerate(result.cells))
+    snippet = Snippet(path=Path(path).resolve(), root=Path(root).resolve(), cells=cells,
+                      modules=dict(hashes.modules), file_hash=hashes.file)
+    return snippet if snippet.key == result.key else None
 
 
 def _cell(index: int, nb_cell: Any, line: int, where: str, number: int) -> Cell:

@@ -16,20 +16,21 @@ import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from perfblog.core.fsio import atomic_write
-from perfblog.generator.errors import LockError, StoreError
+from perfblog.generator.errors import LockError, ResultFormatError, StoreError
+from perfblog.generator.result import Result
+from perfblog.generator.snippet import display_path
 
 LOCK_NAME = ".lock"
 
 
 class Store:
-    """Reads and writes result files under ``root``; reads are cached by file mtime."""
+    """Reads and writes result files under ``root``; reads are validated and cached by file mtime."""
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
-        self._cache: dict[Path, tuple[int, dict[str, Any]]] = {}
+        self._cache: dict[Path, tuple[int, Result]] = {}
         self._holder: int | None = None  # the thread holding the lock through this store
 
     def path(self, stem: str, device_class: str) -> Path:
@@ -38,11 +39,7 @@ class Store:
     def files_dir(self, stem: str, device_class: str) -> Path:
         return self.root / stem / f"{device_class}-files"
 
-    def load(self, stem: str, device_class: str) -> dict[str, Any] | None:
-        """The stored result, or None when there is none."""
-        return self._read(self.path(stem, device_class))
-
-    def results(self, stem: str) -> dict[str, dict[str, Any]]:
+    def results(self, stem: str) -> dict[str, Result]:
         """Every stored result of a snippet, by device class."""
         folder = self.root / stem
         if not folder.is_dir():
@@ -54,13 +51,8 @@ class Store:
                 found[path.stem] = result
         return found
 
-    def stems(self) -> list[str]:
-        """Snippets that have any stored result."""
-        if not self.root.is_dir():
-            return []
-        return sorted(p.name for p in self.root.iterdir() if p.is_dir() and any(p.glob("*.json")))
-
-    def _read(self, path: Path) -> dict[str, Any] | None:
+    def _read(self, path: Path) -> Result | None:
+        """The result in ``path``, None when there is none; StoreError naming the file and the bad field."""
         try:
             mtime = path.stat().st_mtime_ns
         except FileNotFoundError:
@@ -71,31 +63,30 @@ class Store:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
-            raise StoreError(f"{path}: unreadable result file: {exc}") from exc
-        if not isinstance(data, dict) or data.get("status") != "ok" or "key" not in data:
-            raise StoreError(f"{path}: not a result file (needs status 'ok' and a key)")
-        self._cache[path] = (mtime, data)
-        return data
+            raise StoreError(f"{display_path(path)}: unreadable result file: {exc}") from exc
+        try:
+            result = Result.from_json(data)
+        except ResultFormatError as exc:
+            raise StoreError(f"{display_path(path)}: not a valid result file: {exc}") from exc
+        self._cache[path] = (mtime, result)
+        return result
 
-    def save(self, result: dict[str, Any], images: dict[str, bytes]) -> Path:
+    def save(self, result: Result, images: dict[str, bytes]) -> Path:
         """Write a successful result and its images; the old result stays intact until the last rename."""
-        if result.get("status") != "ok":
-            raise StoreError("only successful results are stored")
         try:
             return self._save(result, images)
         except OSError as exc:
-            raise StoreError(f"{self.root}: cannot write the result of {result['snippet']}: {exc}") from exc
+            raise StoreError(f"{self.root}: cannot write the result of {result.snippet}: {exc}") from exc
 
-    def _save(self, result: dict[str, Any], images: dict[str, bytes]) -> Path:
-        stem, device_class = result["snippet"], result["device_class"]
+    def _save(self, result: Result, images: dict[str, bytes]) -> Path:
+        stem, device_class = result.snippet, result.device_class
         files = self.files_dir(stem, device_class)
         if images:
             files.mkdir(parents=True, exist_ok=True)
             for name, data in images.items():
                 atomic_write(files / name, data)
         target = self.path(stem, device_class)
-        text = json.dumps(result, sort_keys=True, indent=1, ensure_ascii=False) + "\n"
-        atomic_write(target, text.encode("utf-8"))
+        atomic_write(target, document(result))
         # Images are content-addressed, so removing the ones the new result no longer uses is safe.
         if files.is_dir():
             for old in files.iterdir():
@@ -104,6 +95,25 @@ class Store:
             if not any(files.iterdir()):
                 files.rmdir()
         return target
+
+    def migrate(self) -> list[Path]:
+        """Rewrite each stored result that is not in the current format (``result.SCHEMA``); those files.
+
+        Reading already migrates in memory; this makes the files themselves current, once, so that the
+        committed results have one format and the next real run's diff shows only what it measured.
+        Every file is read (and validated) before any is written: a malformed one changes nothing.
+        """
+        rewrites = {}
+        for path in sorted(self.root.glob("*/*.json")):
+            result = self._read(path)
+            if result is not None and path.read_bytes() != document(result):
+                rewrites[path] = document(result)
+        for path, text in rewrites.items():
+            try:
+                atomic_write(path, text)
+            except OSError as exc:
+                raise StoreError(f"{display_path(path)}: cannot rewrite the result: {exc}") from exc
+        return list(rewrites)
 
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
@@ -141,3 +151,9 @@ class Store:
                 self._holder = None
         finally:
             handle.close()
+
+
+def document(result: Result) -> bytes:
+    """A result file's bytes: sorted keys, one space of indent, UTF-8 as is, so diffs stay small."""
+    text = json.dumps(result.to_json(), sort_keys=True, indent=1, ensure_ascii=False) + "\n"
+    return text.encode("utf-8")

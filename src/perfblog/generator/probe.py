@@ -1,0 +1,78 @@
+"""Kernel side: what the snippet's kernel really ran on, sent back as one display output.
+
+The runner executes ``emit(kind)`` in the kernel after the last cell, so the versions and devices are
+the ones the snippet saw, not the parent's. Each device kind's part (the accelerator's name, driver,
+capability) is its ``probe`` in the registry (``device.KINDS``); the functions here import torch only
+when that kind needs it.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata as md
+import os
+import platform
+import subprocess
+from typing import Any
+
+MIME = "application/vnd.blog.provenance+json"
+
+
+def emit(kind: str) -> None:
+    """Display this kernel's provenance for a run on ``kind`` (a name in ``device.KINDS``)."""
+    from IPython.display import display
+
+    display({MIME: describe(kind)}, raw=True)
+
+
+def describe(kind: str) -> dict[str, Any]:
+    """The kernel's part of a result's provenance: CPU, accelerator (or None), versions."""
+    from perfblog.generator.device import KINDS
+
+    gpu = KINDS[kind].probe()
+    cpu = cpu_model()
+    return {"device": gpu["name"] if gpu else cpu, "cpu": cpu, "cores": os.cpu_count(), "gpu": gpu,
+            "python": platform.python_version(), "torch": _version("torch"), "triton": _version("triton")}
+
+
+def cpu_model() -> str:
+    """The CPU's model name as /proc/cpuinfo gives it, else what ``platform`` knows."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return cpu
+
+
+def no_accelerator() -> None:
+    """The probe of a kind that measures on the CPU: no accelerator to describe."""
+    return None
+
+
+def cuda_gpu() -> dict[str, Any] | None:
+    """The CUDA device torch uses: name, compute capability, CUDA version, driver; None without one."""
+    import torch
+
+    if not torch.cuda.is_available():
+        return None
+    index = torch.cuda.current_device()
+    major, minor = torch.cuda.get_device_capability(index)
+    driver = None
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                             capture_output=True, text=True, timeout=30).stdout.split()
+        driver = out[0] if out else None
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return {"name": torch.cuda.get_device_name(index), "capability": f"{major}.{minor}",
+            "cuda": torch.version.cuda, "driver": driver}
+
+
+def _version(name: str) -> str | None:
+    try:
+        return md.version(name)
+    except md.PackageNotFoundError:
+        return None
