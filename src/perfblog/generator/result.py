@@ -175,13 +175,18 @@ OUTPUTS: dict[str, type[StreamOutput] | type[DisplayOutput] | type[ErrorOutput]]
     c.TYPE: c for c in (StreamOutput, DisplayOutput, ErrorOutput)}
 
 
-def _output(r: _Reader) -> Output:
-    kind = r.text("type")
-    if kind not in OUTPUTS:
-        raise ResultFormatError(r.path("type"), f"unknown output type {kind!r} (known: {', '.join(OUTPUTS)})")
-    output = OUTPUTS[kind].read(r)
+def _variant(r: _Reader, tag: str, classes: Mapping[str, Any], what: str) -> Any:
+    """One member of a tagged union (outputs by ``type``, records by ``kind``), read by its class."""
+    name = r.text(tag)
+    if name not in classes:
+        raise ResultFormatError(r.path(tag), f"unknown {what} {name!r} (known: {', '.join(classes)})")
+    found = classes[name].read(r)
     r.done()
-    return output
+    return found
+
+
+def _output(r: _Reader) -> Output:
+    return _variant(r, "type", OUTPUTS, "output type")
 
 
 # --- records: the values, tables and charts a snippet hands to the prose (see record.py) ------------------
@@ -289,13 +294,7 @@ SECTIONS = {"value": "values", "table": "tables", "chart": "charts"}
 
 def record_from_json(data: object, where: str = "record") -> Record:
     """A record as ``record.py`` emits it (with the runner's ``cell``)."""
-    r = _Reader(data, where)
-    kind = r.text("kind")
-    if kind not in RECORDS:
-        raise ResultFormatError(r.path("kind"), f"unknown record kind {kind!r} (known: {', '.join(RECORDS)})")
-    record = RECORDS[kind].read(r)
-    r.done()
-    return record
+    return _variant(_Reader(data, where), "kind", RECORDS, "record kind")
 
 
 def _section(r: _Reader, kind: str) -> dict[str, Any]:
