@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 # Material 9.7+ prints an end-of-life banner on every build; it says nothing about this site.
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: site test check serve clean browser
+.PHONY: site test check serve clean browser fonts
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,20 +18,28 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q -e '.[test,google]'
 	touch $(STAMP)
 
-site: $(STAMP)
+site: $(STAMP) fonts
 	$(BIN)/mkdocs build --strict
 
-serve: $(STAMP)
+serve: $(STAMP) fonts
 	$(BIN)/mkdocs serve
 
-# Debian's chromium for the preview tests (Playwright drives it by path; never `playwright install`),
-# and a CJK font so that screenshots show the Chinese text. apt-get needs root: sudo when not root.
-BROWSER_PKGS := chromium fonts-wqy-zenhei
-browser:
-	@dpkg -s $(BROWSER_PKGS) >/dev/null 2>&1 || { \
+# Debian packages, installed when missing. apt-get needs root: sudo when not root.
+APT_INSTALL = dpkg -s $(1) >/dev/null 2>&1 || { \
 	  sudo=$$([ "$$(id -u)" = 0 ] || echo sudo); \
 	  $$sudo apt-get update -qq && \
-	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BROWSER_PKGS) >/dev/null; }
+	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(1) >/dev/null; }
+
+# A CJK font: the seo plugin draws each page's social card (og:image) with it, and screenshots show
+# Chinese. Noto Sans CJK (fonts-noto-cjk) is used instead when installed; elsewhere set seo_card_font.
+FONT_PKGS := fonts-wqy-zenhei
+fonts:
+	@$(call APT_INSTALL,$(FONT_PKGS))
+
+# Debian's chromium for the browser tests (Playwright drives it by path; never `playwright install`).
+BROWSER_PKGS := chromium
+browser: fonts
+	@$(call APT_INSTALL,$(BROWSER_PKGS))
 
 test: $(STAMP) browser
 	$(BIN)/ruff check .
@@ -40,7 +48,7 @@ test: $(STAMP) browser
 
 # The slow tests are marked by what they need; everything else runs here in seconds.
 FAST_TESTS := not (kernel or mkdocs or browser or torch)
-check: $(STAMP)
+check: $(STAMP) fonts
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/pytest -q -m "$(FAST_TESTS)"

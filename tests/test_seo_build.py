@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
+from datetime import datetime
 from pathlib import Path
 
 import lxml.html
 import pytest
 import xmlschema
+from PIL import Image
 
 pytestmark = pytest.mark.mkdocs
 
@@ -55,17 +58,45 @@ def test_post_head_has_one_complete_set_of_tags(built):
         "https://blog.example.com/notes/torch-compile-fullgraph/"
     ]
     assert doc.xpath("//meta[@property='og:type']/@content") == ["article"]
-    assert doc.xpath("//meta[@property='og:image']/@content") == ["https://blog.example.com/notes/chart.svg"]
+    (image,) = doc.xpath("//meta[@property='og:image']/@content")
+    assert image.startswith("https://blog.example.com/notes/_seo/cards/torch-compile-fullgraph-")
+    with Image.open(built / image.removeprefix("https://blog.example.com/notes/")) as card:
+        assert (card.format, card.size) == ("PNG", (1200, 630))
+    assert doc.xpath("//meta[@property='og:image:width']/@content") == ["1200"]
     assert doc.xpath("//meta[@name='twitter:card']/@content") == ["summary_large_image"]
     assert doc.xpath("//meta[@name='baidu-site-verification']/@content") == ["codeva-TEST123"]
     assert doc.xpath("//meta[@name='google-site-verification']/@content") == ["g-TEST456"]
     assert "no-transform" in doc.xpath("//meta[@http-equiv='Cache-Control']/@content")
-    data = json.loads(doc.xpath("//script[@type='application/ld+json']/text()")[0])
+    data, crumbs = (json.loads(s) for s in doc.xpath("//script[@type='application/ld+json']/text()"))
     assert data["@type"] == "BlogPosting"
     assert data["headline"] == "torch.compile 的 fullgraph 模式与图断裂"
     assert data["datePublished"].startswith("2024-05-02")
     assert data["dateModified"].startswith("2024-06-10")
-    assert data["author"]["name"] == "测试作者"
+    assert data["author"] == {"@type": "Person", "name": "测试作者", "url": "https://blog.example.com/notes/"}
+    assert data["image"] == [image]
+    assert crumbs["@type"] == "BreadcrumbList"
+    assert [(i["position"], i["item"]) for i in crumbs["itemListElement"]] == [
+        (1, "https://blog.example.com/notes/"), (2, "https://blog.example.com/notes/torch-compile-fullgraph/")
+    ]
+
+
+def test_home_page_names_the_site_in_website_jsonld_and_its_title_keeps_the_slogan(built):
+    doc = _doc(built, "index.html")
+    assert doc.findtext(".//title") == "编译笔记 - 测过才算数"
+    (data,) = (json.loads(s) for s in doc.xpath("//script[@type='application/ld+json']/text()"))
+    assert data["@type"] == "WebSite"
+    assert data["name"] == "编译笔记"
+    assert (data["url"], data["inLanguage"]) == ("https://blog.example.com/notes/", "zh-CN")
+
+
+def test_json_ld_date_modified_is_the_sitemaps_lastmod(built):
+    sitemap = (built / "sitemap.xml").read_text()
+    lastmods = dict(re.findall(r"<loc>([^<]+)</loc><lastmod>([^<]+)</lastmod>", sitemap))
+    for page in ("torch-compile-fullgraph/index.html", "dynamic-shapes-recompile/index.html"):
+        doc = _doc(built, page)
+        data = json.loads(doc.xpath("//script[@type='application/ld+json']/text()")[0])
+        modified = datetime.fromisoformat(data["dateModified"])
+        assert modified == datetime.fromisoformat(lastmods[data["url"]].replace("Z", "+00:00"))
 
 
 def test_archive_page_gets_a_generated_description_and_no_keywords(built):

@@ -1,4 +1,5 @@
-"""What the plugin derives from one MkDocs page: drafts, generated descriptions, required fields."""
+"""What the plugin derives from one MkDocs page: drafts, titles, generated descriptions, language,
+images, required fields."""
 
 from __future__ import annotations
 
@@ -7,14 +8,16 @@ from types import SimpleNamespace
 
 import pytest
 
-from perfblog.seo import pages
+from perfblog.seo import pages, text
 from perfblog.seo.errors import ConfigError
+from perfblog.seo.meta import Author
+from perfblog.seo.rules import TITLE_MAX_WIDTH
 
 SITE = pages.Site(
     url="https://blog.example.com/",
     name="编译笔记",
     description="用真实运行的代码讲 torch.compile 整图编译、图断裂与 CUDA Graphs 的性能。",
-    author="作者",
+    author=Author("作者", "https://blog.example.com/about/"),
     lang="zh-CN",
     repo=Path("/nonexistent"),
     snippets_dir=Path("/nonexistent/snippets"),
@@ -22,11 +25,12 @@ SITE = pages.Site(
 )
 
 
-def _page(tmp_path: Path, meta: dict, url: str = "post/", content: str = "<p>正文</p>", **extra):
+def _page(tmp_path: Path, meta: dict, url: str = "post/", content: str = "<p>正文</p>",
+          title: str = "标题 &amp; <code>fullgraph</code>", is_homepage: bool = False, **extra):
     source = tmp_path / "post.md"
     source.write_text("---\n---\n正文\n", encoding="utf-8")
     return SimpleNamespace(
-        meta=meta, title="标题 &amp; <code>fullgraph</code>", url=url, is_homepage=False, content=content,
+        meta=meta, title=title, url=url, is_homepage=is_homepage, content=content,
         canonical_url=SITE.url + url, file=SimpleNamespace(src_uri="posts/post.md", abs_src_path=str(source)),
         **extra,
     )  # fmt: skip
@@ -71,18 +75,84 @@ def test_long_generated_description_is_cut_to_what_engines_show(tmp_path):
     ]
     record = pages.describe(_page(tmp_path, {}, url="archive/2024/", posts=posts), SITE)
     head = record.head
-    assert head.description.endswith("…")
-    assert pages.text.display_width(head.description) <= pages.DESCRIPTION_MAX_WIDTH
+    assert head.description.startswith("编译笔记·标题 &amp; <code>fullgraph</code>，共 20 篇：《第 0 篇")
+    assert head.description.endswith("》等")  # whole titles only
+    assert text.display_width(head.description) <= pages.DESCRIPTION_MAX_WIDTH
     assert record.post_urls[0] == "https://blog.example.com/p0/"
 
 
 def test_front_matter_and_default_images_are_relative_to_the_site_root_not_the_page(tmp_path):
     post = {"date": "2024-05-02", "description": "描述", "image": "img/cover.png"}
-    assert pages.describe(_page(tmp_path, post), SITE).head.image == "https://blog.example.com/img/cover.png"
+    image = pages.describe(_page(tmp_path, post), SITE).head.image
+    assert image.url == "https://blog.example.com/img/cover.png"
 
     site = pages.Site(**{**vars(SITE), "default_image": "img/default.png"})
     plain = {"date": "2024-05-02", "description": "描述"}
-    assert pages.describe(_page(tmp_path, plain), site).head.image == "https://blog.example.com/img/default.png"
+    default = pages.describe(_page(tmp_path, plain), site).head.image
+    assert default.url == "https://blog.example.com/img/default.png"
 
-    in_content = _page(tmp_path, plain, content='<p><img src="chart.svg" alt="图"></p>')
-    assert pages.describe(in_content, site).head.image == "https://blog.example.com/post/chart.svg"
+    images = '<p><img src="chart.svg" alt="图"><img src="run.png" alt="图"></p>'
+    first_raster = pages.describe(_page(tmp_path, plain, content=images), site).head.image
+    assert first_raster.url == "https://blog.example.com/post/run.png"  # networks show no SVG
+
+
+POST = {"date": "2024-05-02", "description": "描述"}
+
+
+def test_inner_titles_keep_the_site_name_and_shorten_the_page_part_at_a_break(tmp_path):
+    long = "torch.compile 整图编译实测：fullgraph、图断裂与 CUDA Graphs 以及更多更多的内容"
+    head = pages.describe(_page(tmp_path, POST, title=long), SITE).head
+    assert head.headline == long  # og:title and JSON-LD keep it whole
+    assert head.title.endswith(" - 编译笔记")
+    assert head.title == "torch.compile 整图编译实测：fullgraph - 编译笔记"  # cut at 、 not in a phrase
+    assert text.display_width(head.title) <= TITLE_MAX_WIDTH
+
+
+def test_a_title_without_breaks_is_cut_with_an_ellipsis_never_inside_a_word(tmp_path):
+    long = "fullgraph" + "很长的标题" * 12
+    head = pages.describe(_page(tmp_path, POST, title=long), SITE).head
+    assert head.title.endswith("… - 编译笔记") and head.title.startswith("fullgraph很长的标题")
+    assert text.display_width(head.title) <= TITLE_MAX_WIDTH
+
+
+def test_home_title_is_site_name_and_slogan(tmp_path):
+    site = pages.Site(**{**vars(SITE), "slogan": "测过才算数"})
+    home = pages.describe(_page(tmp_path, {}, url="", is_homepage=True, title="首页"), site).head
+    assert (home.title, home.headline, home.home) == ("编译笔记 - 测过才算数", "编译笔记", True)
+    assert home.breadcrumbs == ()
+    assert pages.describe(_page(tmp_path, {}, url="", is_homepage=True), SITE).head.title == "编译笔记"
+
+
+def test_language_comes_from_front_matter_or_the_site_never_from_the_text(tmp_path):
+    posts = [SimpleNamespace(title="fullgraph in torch.compile, measured: breaks and CUDA Graphs", url="en/")]
+    view = pages.describe(_page(tmp_path, {}, url="category/x/", title="torch.compile", posts=posts), SITE)
+    assert view.head.lang == "zh-CN"  # an English title listed on a Chinese page
+    english = {"date": "2024-05-02", "description": "An English post", "lang": "en"}
+    assert pages.describe(_page(tmp_path, english), SITE).head.lang == "en"
+
+
+STRING_PAGE = (  # OI-wiki's string page, as Material renders it
+    '<h1 id="string">string</h1><h2 id="what">string 是什么<a class="headerlink" href="#what">¶</a></h2>'
+    "<p><code>std::string</code> 是在标准库 <code>&lt;string&gt;</code>（注意不是 C 语言中的 "
+    "<code>&lt;string.h&gt;</code> 库）中提供的一个类，"
+    "本质上是 <code>std::basic_string&lt;char&gt;</code> 的别称。"
+    "它可以像数组一样按下标访问字符，也可以直接与另一个字符串拼接、比较和赋值，长度会随内容自动增长，"
+    "不需要手动管理内存。</p><h2>为什么要使用 string</h2><p>在 C 语言里，字符串只是以空字符结尾的字符数组，"
+    "很多操作都要自己小心处理边界。</p>"
+    '<div class="highlight"><pre><code>std::string s = "x";</code></pre></div>'
+)
+
+
+def test_generated_description_keeps_inline_code_drops_headings_and_ends_a_sentence(tmp_path):
+    page = _page(tmp_path, {}, url="string/", content=STRING_PAGE, title="string")
+    description = pages.describe(page, SITE).head.description
+    assert description.startswith("std::string 是在标准库 <string>（注意不是 C 语言中的 <string.h> 库）")
+    assert "是什么" not in description and "为什么" not in description and 's = "x"' not in description
+    assert description.endswith("。")
+    assert 100 <= text.display_width(description) <= pages.DESCRIPTION_MAX_WIDTH
+
+
+def test_a_description_without_a_sentence_end_is_cut_at_a_clause_boundary():
+    clauses = "，".join(["这一句话很长而且没有句号"] * 20)
+    cut = pages.summarise(clauses)
+    assert cut.endswith("没有句号…") and text.display_width(cut) <= pages.DESCRIPTION_MAX_WIDTH

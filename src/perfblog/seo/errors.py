@@ -2,6 +2,7 @@
 
 SeoError
 ├── ConfigError           bad plugin options or front matter (names the file)
+│   └── CardError         no CJK font for social cards, or the configured one draws no Chinese
 ├── AuditError            the audit cannot read the site it was given
 ├── SitemapError          a sitemap cannot be written or read
 └── SubmitError           a search engine refused a submission
@@ -22,6 +23,10 @@ class SeoError(BlogError):
 
 class ConfigError(SeoError):
     """Plugin options or a page's front matter are invalid."""
+
+
+class CardError(ConfigError):
+    """Social cards cannot be drawn: no CJK font was found, or the configured one is unusable."""
 
 
 class AuditError(SeoError):

@@ -3,6 +3,9 @@
 Posts are pages with a `date` in their front matter (Material's blog requires one); everything else
 (the blog index, archive and category views, plain pages) is a page whose description, when the
 author gave none, is generated from what it lists or says.
+
+A page's language is what its front matter declares, else the site's (`core.project.page_language`);
+it is never guessed from the text, which may quote another language.
 """
 
 from __future__ import annotations
@@ -12,19 +15,40 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 import lxml.html
 from lxml import etree
 from mkdocs.structure.pages import Page
 
+from perfblog.core import project
 from perfblog.core.conventions import EMBEDS_META
 from perfblog.seo import lastmod, text
+from perfblog.seo.cards import Cards
 from perfblog.seo.errors import ConfigError
-from perfblog.seo.meta import PageMeta
+from perfblog.seo.languages import Translations
+from perfblog.seo.meta import Author, Crumb, Image, PageMeta
 from perfblog.seo.rules import DESCRIPTION_MAX_WIDTH, DESCRIPTION_MIN_WIDTH, TITLE_MAX_WIDTH
 
 _PAGINATED = re.compile(r"(?:^|/)page/(\d+)/$")
+SEPARATOR = " - "  # between the page's title and the site's name, as Baidu's title guide shows
+#: The page's part of a <title> is never cut below this width, even when the site name is long.
+TITLE_PART_MIN_WIDTH = 20
+#: A generated description is cut at a sentence or clause end at least this wide (about 50 汉字).
+DESCRIPTION_CUT_MIN_WIDTH = 100
+_SENTENCE_ENDS = "。！？!?"
+_CLAUSE_ENDS = "，、；：,;:"
+_TITLE_BREAKS = "：:｜|—–，、,;；"  # where a long title may be cut without an ellipsis (and spaces)
+# Blocks whose text is not the page's prose: headings, code blocks, tables, figures, scripts.
+_NOT_PROSE = etree.XPath(
+    ".//pre | .//h1 | .//h2 | .//h3 | .//h4 | .//h5 | .//h6 | .//table | .//figure | .//script | .//style"
+    " | .//svg | .//details | .//*[contains(concat(' ', @class, ' '), ' headerlink ')]"
+    " | .//*[contains(concat(' ', @class, ' '), ' highlight ')]"
+    " | .//*[contains(concat(' ', @class, ' '), ' admonition-title ')]"
+)
+_BLOCKS = {"p", "li", "dd", "dt", "blockquote", "div", "section", "article"}
+_CJK = "\u3000-\u303f\uff00-\uffef\u4e00-\u9fff"  # ideographs and CJK punctuation
+_CJK_GAP = re.compile(f"(?<=[{_CJK}]) (?=[{_CJK}])")  # the space joining two blocks of Chinese
 
 
 @dataclass(frozen=True)
@@ -34,11 +58,12 @@ class Site:
     url: str  # ends with /
     name: str
     description: str
-    author: str
-    lang: str
+    author: Author
+    lang: str  # BCP 47, from the project loader
     repo: Path
     snippets_dir: Path
     results_dir: Path
+    slogan: str | None = None  # the home page's title is "name - slogan"
     default_image: str | None = None
     verification: Mapping[str, str] | None = None
     feed: str | None = None
@@ -66,65 +91,117 @@ def _keywords(value: object, source: str) -> tuple[str, ...]:
     return tuple(k.strip() for k in value if k.strip())
 
 
+def _cut(value: str, max_width: int) -> str:
+    """The longest start of `value` within `max_width` display units, not ending inside a Latin word."""
+    out, width = [], 0
+    for char in value:
+        width += text.display_width(char)
+        if width > max_width:
+            break
+        out.append(char)
+    kept = "".join(out)
+    if len(kept) < len(value) and value[len(kept)].isalnum() and kept[-1:].isalnum():
+        word_start = re.search(r"[A-Za-z0-9_.]*$", kept).start()
+        if word_start > 0:
+            kept = kept[:word_start]
+    return kept.rstrip()
+
+
 def _shorten(value: str, max_width: int) -> str:
     """Cut `value` to `max_width` display units, ending with … when cut."""
     if text.display_width(value) <= max_width:
         return value
-    out, width = [], 0
-    for char in value:
-        width += text.display_width(char)
-        if width > max_width - 2:
-            break
-        out.append(char)
-    return "".join(out).rstrip("，、,;； ") + "…"
+    return _cut(value, max_width - 2).rstrip(_CLAUSE_ENDS + " ") + "…"
+
+
+def summarise(value: str, max_width: int = DESCRIPTION_MAX_WIDTH,
+              min_width: int = DESCRIPTION_CUT_MIN_WIDTH) -> str:
+    """`value` cut where a reader would stop: the last sentence end that fits, else the last clause end
+    (marked with …), else a plain cut with …; whole when it fits."""
+    if text.display_width(value) <= max_width:
+        return value
+    kept = _cut(value, max_width - 2)  # room for a closing …
+    for ends, mark in ((_SENTENCE_ENDS, ""), (_CLAUSE_ENDS, "…")):
+        for n in range(len(kept), 0, -1):
+            if kept[n - 1] in ends and text.display_width(kept[:n]) >= min_width:
+                return kept[:n] if not mark else kept[: n - 1] + mark
+    return _shorten(value, max_width)
+
+
+def _title_part(value: str, max_width: int) -> str:
+    """A page title cut to `max_width`: at the last punctuation break (colon, dash, comma) that fits,
+    else the last space, else with …; a subtitle dropped at a break needs no ellipsis."""
+    if text.display_width(value) <= max_width:
+        return value
+    kept = _cut(value, max_width)
+    for is_break in (lambda c: c in _TITLE_BREAKS, str.isspace):
+        for n in range(min(len(kept), len(value) - 1), 0, -1):
+            if is_break(value[n]):
+                head = value[:n].rstrip(_TITLE_BREAKS + " ")
+                if text.display_width(head) >= max_width // 2:
+                    return head
+    return _shorten(value, max_width)
 
 
 def _plain(content: str) -> str:
-    """Visible text of rendered page content, code and headings dropped."""
+    """The prose of rendered page content: inline code kept, headings, code blocks and tables dropped."""
     if not content.strip():
         return ""
     root = lxml.html.fragment_fromstring(content, create_parent="div")
-    for element in root.xpath(".//pre | .//code | .//h1 | .//script | .//style | .//*[@class='headerlink']"):
-        element.drop_tree()
-    return " ".join(root.text_content().split())
+    for element in _NOT_PROSE(root):
+        if element.getparent() is not None:
+            element.drop_tree()
+    for element in root.iter(*_BLOCKS):
+        element.tail = " " + (element.tail or "")  # paragraphs do not run into each other
+    return _CJK_GAP.sub("", " ".join(root.text_content().split()))
 
 
 def _first_image(content: str) -> str | None:
+    """The first raster image in the content (social networks show no SVG)."""
     if "<img" not in content:
         return None
     try:
         found = lxml.html.fragment_fromstring(content, create_parent="div").xpath(".//img/@src")
     except etree.ParserError:
         return None
-    return found[0] if found else None
+    return next((src for src in found if not urlsplit(src).path.lower().endswith(".svg")), None)
 
 
-def _image_url(front_matter: object, in_content: str | None, site: Site, canonical: str) -> str | None:
-    """The page's image as an absolute URL.
-
-    An image in the content is relative to the page; `image` in front matter and `seo_default_image`
-    are relative to the site root (docs_dir), wherever the page lives.
-    """
-    if front_matter:
-        return urljoin(site.url, str(front_matter).lstrip("/"))
+def _image(page: Page, site: Site, canonical: str, headline: str, cards: Cards | None) -> Image | None:
+    """The page's image: its front matter `image` (relative to the site root), else its drawn card,
+    else (cards off) its first content image (relative to the page) or `seo_default_image`."""
+    own = page.meta.get("image")
+    if own:
+        return Image(urljoin(site.url, str(own).lstrip("/")))
+    if cards is not None:
+        name = urlsplit(canonical).path.removeprefix(urlsplit(site.url).path).strip("/").replace("/", "-")
+        shown = (site.slogan or site.description) if page.is_homepage else headline
+        card = cards.publish(shown, name or "index")
+        return Image(urljoin(site.url, card.path), card.width, card.height, card.alt)
+    in_content = _first_image(page.content or "")
     if in_content:
-        return urljoin(canonical, in_content)
-    return urljoin(site.url, site.default_image.lstrip("/")) if site.default_image else None
+        return Image(urljoin(canonical, in_content))
+    return Image(urljoin(site.url, site.default_image.lstrip("/"))) if site.default_image else None
+
+
+def _own_title(page: Page, site: Site) -> str:
+    own = str(page.meta.get("title") or page.title or "").strip()
+    own = html.unescape(re.sub(r"<[^>]+>", "", own))  # MkDocs titles from headings are HTML
+    return site.name if not own or page.is_homepage else own
 
 
 def _page_title(page: Page, site: Site) -> tuple[str, str]:
-    """(headline, <title>): `Post title - Site name`, or no site name where engines would cut the pair."""
-    own = str(page.meta.get("title") or page.title or "").strip()
-    own = html.unescape(re.sub(r"<[^>]+>", "", own))  # MkDocs titles from headings are HTML
-    if not own or page.is_homepage:
-        own = site.name
+    """(headline, <title>). Inner pages: `Page title - Site name`, the page's part shortened so the
+    whole fits what engines show; the home page: `Site name - slogan` when a slogan is configured."""
+    own = _own_title(page, site)
     number = _page_number(page)  # Material's paginated views repeat their first page's title
     suffix = f"（第 {number} 页）" if number else ""
     if own == site.name:
-        return own + suffix, own + suffix
-    own += suffix
-    full = f"{own} - {site.name}"
-    return own, (full if text.display_width(full) <= TITLE_MAX_WIDTH else own)
+        title = f"{site.name}{SEPARATOR}{site.slogan}" if site.slogan and page.is_homepage else site.name
+        return own + suffix, title + suffix
+    tail = suffix + SEPARATOR + site.name
+    room = max(TITLE_PART_MIN_WIDTH, TITLE_MAX_WIDTH - text.display_width(tail))
+    return own + suffix, _title_part(own, room) + tail
 
 
 def _page_number(page: Page) -> int | None:
@@ -143,16 +220,47 @@ def _description(page: Page, site: Site, is_post: bool) -> str:
         return given + suffix
     posts = getattr(page, "posts", None)  # Material's blog views list their posts
     if posts:
-        listed = "、".join(f"《{p.title}》" for p in posts)
-        generated = f"{site.name}·{page.title}：{listed}"
+        generated = _listing(f"{site.name}·{page.title}", [str(p.title) for p in posts],
+                             DESCRIPTION_MAX_WIDTH - text.display_width(suffix))  # fmt: skip
     else:
         generated = _plain(page.content or "") or site.description
     if text.display_width(generated) < DESCRIPTION_MIN_WIDTH and site.description not in generated:
-        generated = f"{generated}。{site.description}"
-    return _shorten(generated, DESCRIPTION_MAX_WIDTH - text.display_width(suffix)) + suffix
+        generated = f"{generated.rstrip('。')}。{site.description}"
+    return summarise(generated, DESCRIPTION_MAX_WIDTH - text.display_width(suffix)) + suffix
 
 
-def describe(page: Page, site: Site) -> SitePage:
+def _listing(lead: str, titles: list[str], max_width: int) -> str:
+    """`lead，共 N 篇：《a》、《b》等`: as many whole titles as fit, never one cut in half."""
+    head = f"{lead}，共 {len(titles)} 篇：" if len(titles) > 1 else f"{lead}："
+    shown: list[str] = []
+    for title in titles:
+        candidate = "、".join([*shown, f"《{title}》"])
+        if shown and text.display_width(head + candidate + "等") > max_width:
+            break
+        shown.append(f"《{title}》")
+    listed = "、".join(shown) + ("等" if len(shown) < len(titles) else "")
+    return summarise(head + listed, max_width)
+
+
+def canonical_url(page: Page, site: Site) -> str:
+    """The absolute URL a page declares canonical (and sitemaps, feeds and hreflang links name)."""
+    return page.canonical_url or urljoin(site.url, page.url)
+
+
+def _breadcrumbs(page: Page, site: Site, headline: str, canonical: str) -> tuple[Crumb, ...]:
+    """Home, the post's first category when it has one, then the page itself; none on the home page."""
+    if page.is_homepage:
+        return ()
+    crumbs = [Crumb(site.name, site.url)]
+    categories = getattr(page, "categories", None) or ()  # Material's blog posts know their categories
+    if categories:
+        crumbs.append(Crumb(str(categories[0].title), urljoin(site.url, categories[0].url)))
+    crumbs.append(Crumb(headline, canonical))
+    return tuple(crumbs)
+
+
+def describe(page: Page, site: Site, translations: Translations | None = None,
+             cards: Cards | None = None) -> SitePage:
     """The head of `page` and the posts it lists, from front matter, the rendered content and git."""
     meta = page.meta
     source = page.file.src_uri
@@ -161,7 +269,7 @@ def describe(page: Page, site: Site) -> SitePage:
     noindex = draft or "noindex" in str(meta.get("robots", "")).lower()
     headline, title = _page_title(page, site)
     description = _description(page, site, is_post)
-    canonical = page.canonical_url or urljoin(site.url, page.url)
+    canonical = canonical_url(page, site)
     src_path = Path(page.file.abs_src_path) if page.file.abs_src_path else None
     published, updated = lastmod.front_matter_dates(meta, source)
     modified = None
@@ -170,24 +278,30 @@ def describe(page: Page, site: Site) -> SitePage:
         modified = lastmod.page_lastmod(meta, src_path, stems, site.repo, site.snippets_dir, site.results_dir)
     elif src_path is not None:
         modified = updated or lastmod.git_lastmod([src_path], site.repo)
-    image = _image_url(meta.get("image"), _first_image(page.content or ""), site, canonical)
-    lang = str(meta.get("lang") or (site.lang if text.is_chinese(title + description) else "en"))
+    if is_post:
+        modified = modified or published  # JSON-LD dateModified and the sitemap's lastmod are one value
+    front_author = meta.get("author")
     head = PageMeta(
         title=title,
         headline=headline,
         description=description,
         canonical=canonical,
-        lang=lang,
+        lang=project.page_language(meta, site.lang),
         site_name=site.name,
+        site_url=site.url,
         og_type="article" if is_post else "website",
         keywords=_keywords(meta.get("keywords"), source),
-        image=image,
-        author=str(meta.get("author") or site.author),
+        image=_image(page, site, canonical, headline, None if noindex else cards),
+        author=Author(str(front_author)) if front_author else site.author,
         published=published,
         modified=modified,
         noindex=noindex,
         verification=dict(site.verification or {}),
         feed=site.feed,
+        alternates=translations.of(canonical) if translations and not noindex else (),
+        breadcrumbs=_breadcrumbs(page, site, headline, canonical),
+        home=bool(page.is_homepage),
+        site_description=site.description,
     )
     posts = getattr(page, "posts", None) or ()
     return SitePage(head, tuple(urljoin(site.url, p.url) for p in posts))

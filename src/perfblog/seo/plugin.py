@@ -5,19 +5,24 @@ from __future__ import annotations
 import logging
 from datetime import datetime
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
+from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
 from perfblog.core import project
-from perfblog.seo import audit, feed, indexnow_key, meta, pages, panel, robots, sitemap
+from perfblog.seo import audit, cards, feed, indexnow_key, languages, meta, pages, panel, robots, sitemap
 from perfblog.seo.config import SeoConfig
 from perfblog.seo.errors import SeoError
 from perfblog.seo.registry import Severity
 
 log = logging.getLogger("mkdocs.plugins.seo")
+#: Where drawn cards are kept between builds, relative to the folder of mkdocs.yml (git-ignored).
+CARD_CACHE = ".cache/perfblog/cards"
 
 
 class SeoPlugin(BasePlugin[SeoConfig]):
@@ -33,6 +38,7 @@ class SeoPlugin(BasePlugin[SeoConfig]):
             raise PluginError("seo: set site_url in mkdocs.yml; canonical URLs and sitemaps need it")
         url = project.normalise_url(config.site_url)
         layout = project.layout(config)  # the snippets plugin's folders: their history dates the posts
+        self.docs_dir = layout.docs_dir
         verification = {
             name: value
             for name, value in (
@@ -45,8 +51,13 @@ class SeoPlugin(BasePlugin[SeoConfig]):
             url=url,
             name=config.site_name,
             description=config.site_description or config.site_name,
-            author=self.config.seo_author or config.site_author or config.site_name,
-            lang=self.config.seo_lang,
+            author=meta.Author(
+                self.config.seo_author or config.site_author or config.site_name,
+                self.config.seo_author_url or url,
+                meta.AuthorKind(self.config.seo_author_type),
+            ),
+            lang=project.site_language(config),
+            slogan=self.config.seo_slogan,
             repo=layout.root,
             snippets_dir=layout.snippets_dir,
             results_dir=layout.results_dir,
@@ -54,14 +65,37 @@ class SeoPlugin(BasePlugin[SeoConfig]):
             verification=verification,
             feed=url + feed.FEED_NAME if self.config.seo_feed else None,
         )
+        _no_remote_fonts(config)
+        self.cards = None
+        if self.config.seo_cards and not _social_cards(config):
+            try:
+                font = cards.find_font(self.config.seo_card_font, base=layout.root)
+            except SeoError as exc:
+                raise PluginError(f"seo: {exc}") from exc
+            self.cards = cards.Cards(font, config.site_name, urlsplit(url).netloc, layout.root / CARD_CACHE,
+                                     Path(config.site_dir))  # fmt: skip
         return config
+
+    def on_env(self, env: Any, config: MkDocsConfig, files: Files) -> Any:
+        """Every page's front matter is read by now: group the translations before any page renders."""
+        sources = [
+            languages.Source(f.src_uri, Path(f.abs_src_path) if f.abs_src_path else None, f.page.meta,
+                             pages.canonical_url(f.page, self.site))
+            for f in files.documentation_pages()
+            if f.page is not None
+        ]  # fmt: skip
+        try:
+            self.translations = languages.Translations.collect(sources, self.site.lang, self.docs_dir)
+        except SeoError as exc:
+            raise PluginError(f"seo: {exc}") from exc
+        return env
 
     def on_pre_build(self, config: MkDocsConfig) -> None:
         self.records: list[pages.SitePage] = []
 
     def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
         try:
-            record = pages.describe(page, self.site)
+            record = pages.describe(page, self.site, self.translations, self.cards)
         except SeoError as exc:
             raise PluginError(f"seo: {exc}") from exc
         self.records.append(record)
@@ -101,7 +135,11 @@ class SeoPlugin(BasePlugin[SeoConfig]):
             moments = [record.head.modified, *(dated.get(url) for url in record.post_urls)]
             return max((m for m in moments if m), default=None)
 
-        urls = (sitemap.Url(r.head.canonical, newest(r)) for r in self.records if not r.head.noindex)
+        urls = (
+            sitemap.Url(r.head.canonical, newest(r), r.head.alternates)
+            for r in self.records
+            if not r.head.noindex
+        )
         written = sitemap.write(urls, site_dir, self.site.url, self.config.seo_sitemap_max_urls)
         for loc in written.left_out:  # a warning, so `mkdocs build --strict` makes the author shorten it
             log.warning(
@@ -120,7 +158,7 @@ class SeoPlugin(BasePlugin[SeoConfig]):
         ]
         feed.write(
             entries, site_dir / feed.FEED_NAME, title=self.site.name, site_url=self.site.url,
-            author=self.site.author, lang=self.site.lang,
+            author=self.site.author.name, lang=self.site.lang,
         )  # fmt: skip
 
     def _audit(self, site_dir: Path) -> None:
@@ -142,3 +180,19 @@ class SeoPlugin(BasePlugin[SeoConfig]):
             len(report.findings),
             site_dir,
         )
+
+
+def _no_remote_fonts(config: MkDocsConfig) -> None:
+    """Material loads Roboto from fonts.googleapis.com as a render-blocking stylesheet: unreliable or
+    blocked in mainland China, and without CJK glyphs. Turn it off; the package's stylesheet names
+    system CJK fonts instead."""
+    theme = config.theme
+    if theme.name == "material" and theme.get("font") is not False:
+        theme["font"] = False
+        log.info("seo: Material's Google Fonts turned off (render-blocking, unreachable from China)")
+
+
+def _social_cards(config: MkDocsConfig) -> bool:
+    """Whether Material's social plugin draws the cards (then ours are not drawn, its og:image is kept)."""
+    social = project.plugin_config(config, "material/social") or project.plugin_config(config, "social")
+    return bool(social and social.get("enabled", True) and social.get("cards", True))

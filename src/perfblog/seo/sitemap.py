@@ -26,14 +26,18 @@ from lxml import etree
 
 from perfblog.core.project import normalise_url
 from perfblog.seo.errors import SitemapError
+from perfblog.seo.languages import Alternate
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
+XHTML = "http://www.w3.org/1999/xhtml"  # Google's hreflang in sitemaps: <xhtml:link rel="alternate">
 MAX_URLS = 50_000
 MAX_BYTES = 10_000_000 - 1  # Baidu's "under 10 MB", read as decimal megabytes to be safe
 MAX_LOC_BYTES = 256  # Baidu; the URL as sent, i.e. percent-encoded
 _URL_SAFE = ":/?#[]@!$&'()*+,;=%~"  # left as they are when measuring: already-encoded URLs stay the same
 
-_URLSET_OPEN = f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{NS}">\n'.encode()
+_URLSET_OPEN = (
+    f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{NS}" xmlns:xhtml="{XHTML}">\n'.encode()
+)
 _URLSET_CLOSE = b"</urlset>\n"
 _ENTITIES = {'"': "&quot;", "'": "&apos;"}  # escape() already covers & < >
 
@@ -48,10 +52,12 @@ class Written:
 
 @dataclass(frozen=True)
 class Url:
-    """One sitemap entry: an absolute URL and, when known truly, when it last changed."""
+    """One sitemap entry: an absolute URL, when it last changed (when known truly) and its language
+    versions, this page's own included."""
 
     loc: str
     lastmod: datetime | None = None
+    alternates: tuple[Alternate, ...] = ()
 
 
 def w3c(moment: datetime) -> str:
@@ -102,7 +108,12 @@ def _gzip_copy(path: Path) -> None:
 
 def _entry(url: Url) -> bytes:
     lastmod = f"<lastmod>{w3c(url.lastmod)}</lastmod>" if url.lastmod else ""
-    return f"<url><loc>{escape(url.loc, _ENTITIES)}</loc>{lastmod}</url>\n".encode()
+    links = "".join(
+        f'<xhtml:link rel="alternate" hreflang="{escape(a.hreflang, _ENTITIES)}"'
+        f' href="{escape(a.url, _ENTITIES)}"/>'
+        for a in url.alternates
+    )
+    return f"<url><loc>{escape(url.loc, _ENTITIES)}</loc>{lastmod}{links}</url>\n".encode()
 
 
 def loc_bytes(loc: str) -> int:

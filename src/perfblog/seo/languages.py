@@ -1,0 +1,134 @@
+"""Language versions: pages that translate each other, and the hreflang links that join them.
+
+A translation says what it translates in its front matter, as a path relative to itself (as a
+Markdown link would be): ``translation_of: torch-compile-fullgraph.md``, with its own ``lang: en``.
+Pages joined this way form a group; every page of a group lists every other, itself and an
+``x-default`` (the page the others translate), so the links are reciprocal by construction: Google
+ignores an hreflang link the other page does not return.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from perfblog.core import project
+from perfblog.seo.errors import ConfigError
+
+TRANSLATION_OF = "translation_of"
+X_DEFAULT = "x-default"
+
+
+@dataclass(frozen=True)
+class Alternate:
+    """One `<link rel="alternate" hreflang>`: a language tag (or x-default) and an absolute URL."""
+
+    hreflang: str
+    url: str
+
+
+@dataclass(frozen=True)
+class Source:
+    """What grouping needs of one page: where it comes from, its front matter and its URL."""
+
+    src_uri: str  # relative to docs_dir, with `/`
+    abs_path: Path | None
+    meta: Mapping[str, Any]
+    url: str  # canonical, absolute
+
+
+def _line(path: Path | None, key: str) -> str:
+    """`:N` for the front-matter line that sets `key`, so a message points at it; empty when unknown."""
+    if path is None or not path.is_file():
+        return ""
+    pattern = re.compile(rf"^{re.escape(key)}\s*:")
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if pattern.match(line):
+            return f":{number}"
+    return ""
+
+
+def _target(page: Source, docs_dir: Path) -> str | None:
+    """The src_uri `translation_of` names, or None when the page declares none."""
+    value = page.meta.get(TRANSLATION_OF)
+    if value is None:
+        return None
+    where = f"{page.src_uri}{_line(page.abs_path, TRANSLATION_OF)}"
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"{where}: `{TRANSLATION_OF}` must be the path of the page this one translates")
+    value = value.strip()
+    if value.startswith("/"):
+        return posixpath.normpath(value.lstrip("/"))
+    return posixpath.normpath(posixpath.join(posixpath.dirname(page.src_uri), value))
+
+
+class Translations:
+    """The hreflang alternates of every page that belongs to a group of translations."""
+
+    def __init__(self, alternates: Mapping[str, tuple[Alternate, ...]]) -> None:
+        self._alternates = dict(alternates)  # canonical URL -> its group's alternates
+
+    def of(self, url: str) -> tuple[Alternate, ...]:
+        """The alternates a page at `url` lists (empty when it has no translation)."""
+        return self._alternates.get(url, ())
+
+    @classmethod
+    def collect(cls, pages: Iterable[Source], site_language: str, docs_dir: Path) -> Translations:
+        """Group pages by `translation_of`; drafts take no part until they are published.
+
+        A `translation_of` naming a file that exists but is not built (a draft left out) is ignored;
+        one naming no file is an error, as are two pages of one language in a group and a loop.
+        """
+        live = {p.src_uri: p for p in pages if not p.meta.get("draft")}
+        parent: dict[str, str] = {}
+        for page in live.values():
+            target = _target(page, docs_dir)
+            if target is None:
+                continue
+            where = f"{page.src_uri}{_line(page.abs_path, TRANSLATION_OF)}"
+            if target == page.src_uri:
+                raise ConfigError(f"{where}: `{TRANSLATION_OF}` names the page itself")
+            if target not in live:
+                if (docs_dir / target).is_file():
+                    continue  # a draft or excluded page: joined once it is published
+                raise ConfigError(f"{where}: `{TRANSLATION_OF}: {page.meta[TRANSLATION_OF]}` is not a page "
+                                  f"of this site (the path is relative to {page.src_uri})")
+            parent[page.src_uri] = target
+        groups: dict[str, list[Source]] = {}
+        for src in parent.keys() | set(parent.values()):
+            groups.setdefault(_root(src, parent), []).append(live[src])
+        alternates: dict[str, tuple[Alternate, ...]] = {}
+        for root, members in groups.items():
+            links = _links(sorted(members, key=lambda p: p.src_uri), site_language)
+            links.append(Alternate(X_DEFAULT, live[root].url))
+            for member in members:
+                alternates[member.url] = tuple(links)
+        return cls(alternates)
+
+
+def _root(src: str, parent: Mapping[str, str]) -> str:
+    """The page a chain of translations starts from; a loop has none."""
+    seen = [src]
+    while src in parent:
+        src = parent[src]
+        if src in seen:
+            loop = " -> ".join([*seen, src])
+            raise ConfigError(f"{seen[0]}: `{TRANSLATION_OF}` goes round in a loop: {loop}")
+        seen.append(src)
+    return src
+
+
+def _links(members: list[Source], site_language: str) -> list[Alternate]:
+    by_language: dict[str, Source] = {}
+    for member in members:
+        language = project.page_language(member.meta, site_language)
+        if language in by_language:
+            other = by_language[language].src_uri
+            raise ConfigError(f"{member.src_uri}: it and {other} are both {language} versions of one page; "
+                              f"a translation sets its own `lang` in front matter")
+        by_language[language] = member
+    return [Alternate(language, page.url) for language, page in sorted(by_language.items())]

@@ -1,0 +1,116 @@
+"""The repository's own blog, built: its flagship post and English companion link as language versions,
+each has a social card that draws its title, the home page names the site in WebSite JSON-LD, and in a
+real browser (Debian's chromium) no page asks any host but the site, nor logs an error."""
+
+from __future__ import annotations
+
+import functools
+import json
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import lxml.html
+import pytest
+from PIL import Image, ImageChops
+
+from perfblog.seo import cards
+
+ROOT = Path(__file__).resolve().parents[1]
+SITE_URL = "https://blog.example.com/"
+ZH, EN = "torch-compile-fullgraph/", "torch-compile-fullgraph-en/"
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic"]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("blog") / "site"
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(ROOT / "mkdocs.yml"), "-d", str(out)],
+        capture_output=True, text=True, timeout=300, env={"NO_MKDOCS_2_WARNING": "1", "PATH": ""}, cwd=ROOT,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    return out
+
+
+def _doc(built: Path, page: str) -> lxml.html.HtmlElement:
+    return lxml.html.document_fromstring((built / page / "index.html").read_bytes())
+
+
+def test_flagship_and_its_english_companion_carry_reciprocal_hreflang(built):
+    expected = [("en", SITE_URL + EN), ("zh-CN", SITE_URL + ZH), ("x-default", SITE_URL + ZH)]
+    for page, lang in ((ZH, "zh-CN"), (EN, "en")):
+        doc = _doc(built, page)
+        assert doc.get("lang") == lang
+        assert [(x.get("hreflang"), x.get("href")) for x in doc.xpath("//head/link[@hreflang]")] == expected
+
+
+def test_each_flagship_has_a_card_that_draws_its_own_title(built):
+    font = cards.find_font()
+    for page in (ZH, EN):
+        doc = _doc(built, page)
+        (url,) = doc.xpath("//meta[@property='og:image']/@content")
+        (title,) = doc.xpath("//meta[@property='og:title']/@content")
+        with Image.open(built / url.removeprefix(SITE_URL)) as card:
+            assert (card.format, card.size) == ("PNG", (1200, 630))
+            expected = cards.draw(title, "PyTorch 性能笔记", "blog.example.com", font)
+            assert ImageChops.difference(card.convert("RGB"), expected).getbbox() is None
+        (posting, _) = (json.loads(s) for s in doc.xpath("//script[@type='application/ld+json']/text()"))
+        assert posting["image"] == [url]
+        assert doc.xpath("//meta[@name='twitter:card']/@content") == ["summary_large_image"]
+
+
+def test_home_page_has_website_jsonld_and_the_slogan_in_its_title(built):
+    doc = lxml.html.document_fromstring((built / "index.html").read_bytes())
+    assert doc.findtext(".//title") == "PyTorch 性能笔记 - 每个数字都来自真实运行的代码"
+    (website,) = (json.loads(s) for s in doc.xpath("//script[@type='application/ld+json']/text()"))
+    assert (website["@type"], website["name"], website["url"], website["inLanguage"]) == (
+        "WebSite", "PyTorch 性能笔记", SITE_URL, "zh-CN"
+    )
+
+
+@pytest.fixture(scope="module")
+def served(built: Path) -> Iterator[str]:
+    """The built site over HTTP on 127.0.0.1, as a static host would serve it."""
+    handler = functools.partial(_QuietHandler, directory=str(built))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed: run `make browser`")
+@pytest.mark.parametrize("page", ["", ZH, EN])
+def test_no_request_leaves_the_site_and_no_error_is_logged(served: str, page: str, tmp_path: Path):
+    sync_api = pytest.importorskip("playwright.sync_api")
+    asked: list[str] = []
+    errors: list[str] = []
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
+        tab = browser.new_page(viewport={"width": 412, "height": 915})
+        tab.on("request", lambda request: asked.append(request.url))
+        tab.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+        tab.on("requestfailed", lambda request: errors.append(f"failed: {request.url}"))
+        tab.on("response", lambda r: errors.append(f"{r.status}: {r.url}") if r.status >= 400 else None)
+        tab.goto(served + page, wait_until="networkidle", timeout=60_000)
+        tab.screenshot(path=str(tmp_path / "page.png"))
+        browser.close()
+    site = urlsplit(served).netloc
+    assert asked and all(urlsplit(url).netloc == site for url in asked if url.startswith("http")), asked
+    assert errors == []
