@@ -100,6 +100,7 @@ def _hreflang(doc: lxml.html.HtmlElement) -> list[tuple[str, str]]:
     return [(link.get("hreflang"), link.get("href")) for link in doc.xpath("//head/link[@hreflang]")]
 
 
+@pytest.mark.mkdocs
 def test_built_post_and_translation_carry_reciprocal_hreflang(built):
     expected = [("en", EN), ("zh-CN", ZH), ("x-default", ZH)]
     assert _hreflang(_doc(built, "torch-compile-fullgraph/index.html")) == expected
@@ -107,6 +108,7 @@ def test_built_post_and_translation_carry_reciprocal_hreflang(built):
     assert _hreflang(_doc(built, "index.html")) == []
 
 
+@pytest.mark.mkdocs
 def test_lang_and_og_locale_come_from_front_matter_or_the_site(built):
     english = _doc(built, "torch-compile-fullgraph-en/index.html")
     assert english.get("lang") == "en"
@@ -117,6 +119,7 @@ def test_lang_and_og_locale_come_from_front_matter_or_the_site(built):
         assert doc.xpath("//meta[@property='og:locale']/@content") == ["zh_CN"], page
 
 
+@pytest.mark.mkdocs
 def test_sitemap_lists_the_language_versions_and_is_valid(built):
     schema = xmlschema.XMLSchema(FIXTURES / "sitemap.xsd")
     schema.import_schema("http://www.w3.org/1999/xhtml", str(FIXTURES / "xhtml-link.xsd"))

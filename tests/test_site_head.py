@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SITE_URL = "https://blog.example.com/"
 ZH, EN = "torch-compile-fullgraph/", "torch-compile-fullgraph-en/"
 CHROMIUM = Path("/usr/bin/chromium")
+pytestmark = pytest.mark.mkdocs
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic"]
 
 
