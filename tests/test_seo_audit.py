@@ -182,3 +182,21 @@ def test_a_page_without_a_body_is_audited_not_a_crash(tmp_path):
     (tmp_path / "bare.html").write_text("<html><head><title>x</title></head></html>", encoding="utf-8")
     report = audit_site(tmp_path)
     assert {"lang-missing", "description-missing"} <= {f.rule for f in report.findings}
+
+
+def test_inline_code_is_text_and_code_blocks_and_permalinks_are_not():
+    from perfblog.seo.audit import read_page
+
+    html = (
+        '<html lang="zh-CN"><head><title>t</title></head><body><div class="md-content"><article>'
+        '<h1 id="a">用 <code>torch.compile</code> 编译<a class="headerlink" href="#a">¶</a></h1>'
+        '<h2 id="b">原因<a href="#b">#</a></h2>'
+        "<p>打开 <code>fullgraph=True</code> 之后再测。</p>"
+        '<div class="highlight"><pre><code>import torch</code></pre></div>'
+        "</article></div></body></html>"
+    )
+    facts = read_page(html.encode("utf-8"), "p.html")
+    assert facts.h1 == ["用 torch.compile 编译"]
+    assert facts.h2 == ["原因"]
+    assert facts.intro == "打开 fullgraph=True 之后再测。"
+    assert "import" not in facts.body and "¶" not in facts.body and "#" not in facts.body

@@ -132,6 +132,16 @@ def test_built_site_passes_the_audit(built):
     assert [f for f in audit_site(built).findings if f.severity != "info"] == []
 
 
+def test_the_audit_reads_material_s_home_intro_and_headings_without_permalink_marks(built):
+    from perfblog.seo.audit import read_page
+
+    facts = read_page((built / "index.html").read_bytes(), "index.html")
+    assert facts.h1 == ["编译笔记"]  # Material's heading carries a ¶ permalink
+    intro = "这里的每篇文章都用真实运行的代码片段讲 torch.compile 的性能：整图编译、图断裂与 CUDA Graphs。"
+    assert facts.intro == intro  # in Material's <header class="md-typeset">, inline code as text
+    assert "¶" not in facts.body
+
+
 def test_stuffed_post_fails_the_strict_build(tmp_path):
     shutil.copytree(FIXTURES / "site", tmp_path, dirs_exist_ok=True)
     post = tmp_path / POST

@@ -54,3 +54,22 @@ def test_display_width_counts_cjk_double():
 def test_is_chinese():
     assert text.is_chinese("torch.compile 的整图编译")
     assert not text.is_chinese("Compiling whole graphs with torch.compile")
+
+
+def test_a_keyphrase_counts_only_where_whole_tokens_spell_it(seg):
+    body = "运算符重载不算；这次运算的结果，以及下一次运算，才算。"
+    assert "运算符" in seg.cut(body)
+    assert seg.count(body, "运算") == 2
+
+
+def test_a_keyphrase_of_several_words_is_a_run_of_tokens_with_or_without_spaces(seg):
+    assert seg.count("背包 DP 是背包dp，也写作「背包 dp」。", "背包 DP") == 3
+
+
+def test_full_width_and_case_fold_before_counting(seg):
+    assert seg.count("TORCH.COMPILE 很快；ｔｏｒｃｈ.ｃｏｍｐｉｌｅ 也很快", "torch.compile") == 2
+
+
+def test_tokens_count_words_as_word_count_does(seg):
+    body = "我们 测试，一下！ PyTorch 2.4"
+    assert seg.tokens(body).words == seg.word_count(body) == 5

@@ -8,6 +8,7 @@ sitemap.xml.
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -37,11 +38,20 @@ _CONTENT_ROOTS = (
     etree.XPath("//article"),
     etree.XPath("//body"),
 )
+# Not the article's text: navigation, chrome and code blocks. Material's page intro is a
+# <header class="md-typeset"> outside any article, and inline <code> is prose (`torch.compile`).
 _NOT_TEXT = etree.XPath(
-    "descendant::*[self::nav or self::header[not(ancestor::article)] or self::footer or self::aside"
-    " or self::script or self::style or self::noscript or self::template or self::pre or self::code"
-    " or self::form or self::svg or contains(concat(' ', @class, ' '), ' headerlink ')]"
+    "descendant::*[self::nav or self::header[not(ancestor::article)"
+    " and not(contains(concat(' ', @class, ' '), ' md-typeset '))] or self::footer or self::aside"
+    " or self::script or self::style or self::noscript or self::template or self::pre"
+    " or self::form or self::svg]"
 )
+# Permalink marks a heading carries (Python-Markdown's ¶, or any symbol-only link to its own anchor).
+_PERMALINKS = etree.XPath(
+    "//*[contains(concat(' ', @class, ' '), ' headerlink ')]"
+    " | //*[self::h1 or self::h2 or self::h3 or self::h4 or self::h5 or self::h6]/a[starts-with(@href, '#')]"
+)
+_WORDLIKE = re.compile(r"\w")
 _META = etree.XPath("//head/meta[@name or @property]")
 _TITLE = etree.XPath("//head/title")
 _CANONICAL = etree.XPath("//head/link[@rel='canonical']/@href")
@@ -135,6 +145,9 @@ def read_page(html: bytes, page: str) -> PageFacts:
     canonical = _CANONICAL(doc)
     facts.canonical = canonical[0].strip() if canonical else None
     facts.jsonld = [s.text or "" for s in _JSONLD(doc)]
+    for mark in _PERMALINKS(doc):
+        if mark.getparent() is not None and not _WORDLIKE.search(mark.text_content()):
+            mark.drop_tree()
     facts.h1 = [_text(h) for h in _H1(doc)]
     facts.images = [(img.get("src", ""), img.get("alt")) for img in _IMAGES(doc)]
     facts.anchors = [(a.get("href"), _text(a)) for a in _ANCHORS(doc)]
