@@ -35,6 +35,7 @@ SOURCE = f"https://github.com/OI-wiki/OI-wiki/blob/{COMMIT}/"
 PAGES = 250  # spread evenly over the site's navigation, so every section is represented
 OUT = Path(__file__).parent / "oiwiki" / "docs"
 
+_META_LINE = re.compile(r"^(author|autor|disqus|pagetime|title):(.*)$")  # every key OI-wiki uses
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _INLINE_LINK = re.compile(r"(\]\()([^)\s]+)")
 _REF_LINK = re.compile(r"^(\s*\[[^\]]+\]:\s*)(\S+)")
@@ -89,9 +90,9 @@ def split_meta(source: str) -> tuple[dict[str, str], str]:
         return yaml.safe_load("\n".join(lines[1:end])) or {}, "\n".join(lines[end + 1 :])
     meta: dict[str, str] = {}
     index = 0
-    while index < len(lines) and re.match(r"^[A-Za-z_-]+:\s", lines[index]):
-        key, _, value = lines[index].partition(":")
-        meta[key.strip()] = value.strip()
+    while index < len(lines) and (found := _META_LINE.match(lines[index])):
+        key = "author" if found.group(1) == "autor" else found.group(1)  # one page misspells it
+        meta[key] = found.group(2).strip()
         index += 1
     return meta, "\n".join(lines[index:]).lstrip("\n")
 

@@ -66,24 +66,25 @@ def load_terms() -> list[tuple[str, int]]:
     return terms
 
 
-_SPACE = re.compile(r"\s+")
-
-
-def _squeeze(text: str) -> str:
-    return _SPACE.sub("", normalize(text))
+_HAN = re.compile(r"[\u3400-\u4DBF\u4E00-\u9FFF\uF900-\uFAFF]+")
 
 
 @dataclass(frozen=True)
 class Tokens:
-    """A text segmented once: normalised with its spaces removed, and where its tokens begin and end."""
+    """A text segmented once, for counting keyphrases in it: its word tokens normalised and joined
+    (spaces and punctuation dropped, so 背包 DP, 背包DP and Link/Cut Tree match Link Cut Tree), and
+    the offsets at which a token begins or ends.
+
+    A run of ideographs the dictionary does not know (rjieba's HMM joins 树 and 是 in 二叉搜索树是)
+    is no word: every offset inside it counts as a boundary, so only dictionary words are never cut.
+    """
 
     text: str
-    bounds: frozenset[int]  # offsets into `text` at which a token begins or ends
-    words: int  # tokens that are words: the denominator of keyword density
+    bounds: frozenset[int]
+    words: int  # the denominator of keyword density
 
-    def count(self, phrase: str) -> int:
-        """Non-overlapping occurrences of `phrase` that begin and end on token boundaries."""
-        needle = _squeeze(phrase)
+    def occurrences(self, needle: str) -> int:
+        """Non-overlapping occurrences of `needle` (another `Tokens.text`) from boundary to boundary."""
         hits, at = 0, self.text.find(needle) if needle else -1
         while at >= 0:
             end = at + len(needle)
@@ -109,30 +110,36 @@ class Segmenter:
 
     def words(self, text: str) -> list[str]:
         """The tokens that are words (letters, digits, ideographs), in order; no spaces or punctuation."""
-        return [tok for tok in self._jieba.cut(text) if tok.isalnum() or _WORDLIKE.search(tok)]
+        return [tok for tok in self._jieba.cut(text) if _is_word(tok)]
 
     def word_count(self, text: str) -> int:
         """Number of words in `text`: the denominator of keyword density."""
         return len(self.words(text))
 
     def tokens(self, text: str) -> Tokens:
-        """`text` segmented for counting keyphrases: each token normalised, spaces dropped."""
+        """`text` segmented for counting keyphrases (see `Tokens`)."""
         joined: list[str] = []
-        bounds, at, words = {0}, 0, 0
+        bounds, at = {0}, 0
         # NFKC before cutting (full-width letters become words), casefold after (the dictionary has case).
         for token in self._jieba.cut(unicodedata.normalize("NFKC", text)):
-            squeezed = _SPACE.sub("", token.casefold())
-            if not squeezed:
+            if not _is_word(token):
                 continue
-            joined.append(squeezed)
-            at += len(squeezed)
+            folded = token.casefold()
+            joined.append(folded)
+            if len(folded) > 1 and _HAN.fullmatch(folded) and not self._jieba.has_word(token):
+                bounds.update(range(at + 1, at + len(folded)))  # the HMM's guess, not a word: 树是
+            at += len(folded)
             bounds.add(at)
-            words += bool(token.isalnum() or _WORDLIKE.search(token))
-        return Tokens("".join(joined), frozenset(bounds), words)
+        return Tokens("".join(joined), frozenset(bounds), len(joined))
 
-    def count(self, text: str, phrase: str) -> int:
-        """Occurrences of `phrase` in `text` as a run of whole tokens (see `Tokens.count`)."""
-        return self.tokens(text).count(phrase) if text else 0
+    def count(self, text: str | Tokens, phrase: str) -> int:
+        """Occurrences of `phrase` in `text` as a run of whole tokens: 运算 is not counted in 运算符."""
+        haystack = text if isinstance(text, Tokens) else self.tokens(text)
+        return haystack.occurrences(self.tokens(phrase).text)
+
+
+def _is_word(token: str) -> bool:
+    return token.isalnum() or bool(_WORDLIKE.search(token))
 
 
 @lru_cache(maxsize=1)
