@@ -57,11 +57,13 @@ def test_each_broken_site_file_yields_exactly_its_rule(tmp_path, broken):
     assert {(f.page, f.rule) for f in report.findings} == {(broken.name, broken.rule)}
 
 
-def test_density_high_above_four_percent_is_an_error_and_low_a_warning(report):
+def test_stuffing_is_an_error_on_evidence_high_density_a_warning_and_low_density_information(report):
     by_rule = {f.rule: f for f in report.findings}
-    assert by_rule["keyword-density-high"].severity == ERROR
+    assert by_rule["keyword-stuffing"].severity == ERROR
+    assert "20× within" in by_rule["keyword-stuffing"].message
+    assert by_rule["keyword-density-high"].severity == "warning"
     assert "%" in by_rule["keyword-density-high"].message
-    assert by_rule["keyword-density-low"].severity == "warning"
+    assert by_rule["keyword-density-low"].severity == "info"
 
 
 def test_robots_txt_blocking_baiduspider_is_reported(report):
@@ -161,7 +163,19 @@ def test_blog_command_prints_the_json_contract_and_exits_1_with_strict(broken):
     ("slug", "found"), [("chong-bian-yi-de-dai-jia", False), ("zhong-bian-yi-de-dai-jia", True)]
 )
 def test_the_slug_check_spells_the_keyphrase_as_the_slug_module_does(slug, found):
-    facts = PageFacts(page="p.html", canonical=f"https://example.org/posts/{slug}/", keywords=["重编译"])
+    facts = PageFacts(page="p.html", canonical=f"https://example.org/posts/{slug}/", keywords=["重编译"],
+                      title="重编译的代价")
+    rules = {finding.rule for finding in check_keywords(facts)}
+    assert ("keyword-missing-slug" in rules) is found
+
+
+@pytest.mark.parametrize(
+    ("slug", "keyword", "found"),
+    [("knapsack", "背包", False), ("bei-bao-dp", "背包", False), ("bei-bao-wen-ti", "DP", True)],
+)
+def test_only_a_slug_that_spells_the_title_is_asked_to_spell_the_keyphrase(slug, keyword, found):
+    facts = PageFacts(page="p.html", canonical=f"https://example.org/{slug}/", keywords=[keyword],
+                      title="背包问题 DP")
     rules = {finding.rule for finding in check_keywords(facts)}
     assert ("keyword-missing-slug" in rules) is found
 

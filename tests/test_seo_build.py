@@ -150,7 +150,7 @@ def test_stuffed_post_fails_the_strict_build(tmp_path):
     )
     result = _build(tmp_path)
     assert result.returncode != 0
-    assert "keyword-density-high" in result.stderr
+    assert "keyword-stuffing" in result.stderr
 
 
 def test_post_without_description_fails_naming_the_file(tmp_path):

@@ -157,11 +157,23 @@ def read_page(html: bytes, page: str) -> PageFacts:
             element.drop_tree()
     facts.content_links = [h for h in _CONTENT_HREFS(root) if not h.startswith("#")]
     facts.h2 = [_text(h) for h in _H2(root)]
-    facts.intro = next((t for p in _PARAGRAPHS(root) if (t := _text(p))), "")
+    facts.intro = _opening([t for p in _PARAGRAPHS(root) if (t := _text(p))])
     facts.body = _text(root)
-    if facts.is_post:  # segmentation is the costly part; only posts need a word count
-        facts.words = text.default_segmenter().word_count(facts.body)
+    if facts.is_post:  # segmentation is the costly part; only posts need it
+        facts.tokens = text.default_segmenter().tokens(facts.body)
     return facts
+
+
+def _opening(paragraphs: list[str]) -> str:
+    """The first paragraph, and the next ones until a tenth of all the paragraphs' text (Rank Math's
+    "beginning of the content"): a page that opens with a short note still has an opening."""
+    total = sum(map(len, paragraphs))
+    taken: list[str] = []
+    for paragraph in paragraphs:
+        if taken and 10 * sum(map(len, taken)) >= total:
+            break
+        taken.append(paragraph)
+    return " ".join(taken)
 
 
 def _url_path(rel: str) -> str:

@@ -146,7 +146,7 @@ def _density(p: PageFacts) -> str:
     phrase = p.keyphrase
     if not phrase:
         return "没有焦点关键词（front matter 的 keywords 第一项）"
-    hits = text.count_occurrences(p.body, phrase)
+    hits = len(p.keyphrase_hits)
     if p.words < rules.DENSITY_MIN_WORDS:
         return f"「{phrase}」出现 {hits} 次；正文 {p.words} 词，少于 {rules.DENSITY_MIN_WORDS} 词不计密度"
     density = 100.0 * hits / p.words
@@ -158,9 +158,9 @@ def _placement(p: PageFacts) -> str:
     phrase = p.keyphrase
     if not phrase:
         return "没有焦点关键词"
-    places = {"标题": p.title or "", "描述": p.description or "", "首段": p.intro}
-    found = [name for name, where in places.items() if text.contains(where, phrase)]
-    if any(text.contains(h, phrase) for h in p.h2):
+    places = {"标题": p.title, "描述": p.description, "开头": p.intro}
+    found = [name for name, where in places.items() if p.mentions(where)]
+    if any(p.mentions(h) for h in p.h2):
         found.append("H2")
     return f"「{phrase}」在：{'、'.join(found) or '无'}"
 

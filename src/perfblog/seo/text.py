@@ -9,6 +9,7 @@ space Chinese writers put between Chinese and Latin words.
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -33,11 +34,6 @@ def count_occurrences(text: str, phrase: str, *, normalized: bool = False) -> in
     if not needle:
         return 0
     return (text if normalized else normalize(text)).count(needle)
-
-
-def contains(text: str, phrase: str) -> bool:
-    """Whether `phrase` occurs in `text` after normalisation."""
-    return count_occurrences(text, phrase) > 0
 
 
 def display_width(text: str) -> int:
@@ -72,8 +68,8 @@ _HAN = re.compile(r"[\u3400-\u4DBF\u4E00-\u9FFF\uF900-\uFAFF]+")
 @dataclass(frozen=True)
 class Tokens:
     """A text segmented once, for counting keyphrases in it: its word tokens normalised and joined
-    (spaces and punctuation dropped, so 背包 DP, 背包DP and Link/Cut Tree match Link Cut Tree), and
-    the offsets at which a token begins or ends.
+    (spaces and punctuation dropped, so 背包 DP, 背包DP and Link/Cut Tree match Link Cut Tree), the
+    offsets at which a token begins or ends, and where each word begins.
 
     A run of ideographs the dictionary does not know (rjieba's HMM joins 树 and 是 in 二叉搜索树是)
     is no word: every offset inside it counts as a boundary, so only dictionary words are never cut.
@@ -81,19 +77,30 @@ class Tokens:
 
     text: str
     bounds: frozenset[int]
-    words: int  # the denominator of keyword density
+    starts: tuple[int, ...]  # offset of each word in `text`, in order
 
-    def occurrences(self, needle: str) -> int:
-        """Non-overlapping occurrences of `needle` (another `Tokens.text`) from boundary to boundary."""
-        hits, at = 0, self.text.find(needle) if needle else -1
+    @property
+    def words(self) -> int:
+        """The number of words: the denominator of keyword density."""
+        return len(self.starts)
+
+    def find(self, needle: str) -> list[int]:
+        """Offsets of the non-overlapping occurrences of `needle` (another `Tokens.text`) that begin
+        and end on token boundaries."""
+        found: list[int] = []
+        at = self.text.find(needle) if needle else -1
         while at >= 0:
             end = at + len(needle)
             if at in self.bounds and end in self.bounds:
-                hits += 1
+                found.append(at)
                 at = self.text.find(needle, end)
             else:
                 at = self.text.find(needle, at + 1)
-        return hits
+        return found
+
+    def word_at(self, offset: int) -> int:
+        """The index of the word that holds `offset`."""
+        return bisect.bisect_right(self.starts, offset) - 1
 
 
 class Segmenter:
@@ -119,6 +126,7 @@ class Segmenter:
     def tokens(self, text: str) -> Tokens:
         """`text` segmented for counting keyphrases (see `Tokens`)."""
         joined: list[str] = []
+        starts: list[int] = []
         bounds, at = {0}, 0
         # NFKC before cutting (full-width letters become words), casefold after (the dictionary has case).
         for token in self._jieba.cut(unicodedata.normalize("NFKC", text)):
@@ -126,16 +134,21 @@ class Segmenter:
                 continue
             folded = token.casefold()
             joined.append(folded)
+            starts.append(at)
             if len(folded) > 1 and _HAN.fullmatch(folded) and not self._jieba.has_word(token):
                 bounds.update(range(at + 1, at + len(folded)))  # the HMM's guess, not a word: 树是
             at += len(folded)
             bounds.add(at)
-        return Tokens("".join(joined), frozenset(bounds), len(joined))
+        return Tokens("".join(joined), frozenset(bounds), tuple(starts))
+
+    def needle(self, phrase: str) -> str:
+        """`phrase` as `Tokens.find` looks for it."""
+        return self.tokens(phrase).text
 
     def count(self, text: str | Tokens, phrase: str) -> int:
         """Occurrences of `phrase` in `text` as a run of whole tokens: 运算 is not counted in 运算符."""
         haystack = text if isinstance(text, Tokens) else self.tokens(text)
-        return haystack.occurrences(self.tokens(phrase).text)
+        return len(haystack.find(self.needle(phrase)))
 
 
 def _is_word(token: str) -> bool:
