@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 # Material 9.7+ prints an end-of-life banner on every build; it says nothing about this site.
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: site test check serve clean browser fonts
+.PHONY: site test check docs serve clean browser fonts
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -52,6 +52,11 @@ check: $(STAMP) fonts
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/pytest -q -m "$(FAST_TESTS)"
+
+# The reference pages generated from the code (a test fails while one is stale).
+docs: $(STAMP)
+	$(BIN)/blog seo rules > docs/seo-rules.md.tmp && mv docs/seo-rules.md.tmp docs/seo-rules.md
+	$(BIN)/python -m perfblog.core.docs docs/configuration.md
 
 clean:
 	rm -rf $(VENV) site

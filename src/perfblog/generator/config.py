@@ -24,14 +24,19 @@ class SnippetsConfig(base.Config):
     """Options of ``plugins: - snippets:`` in mkdocs.yml; paths are relative to mkdocs.yml."""
 
     snippets_dir = c.Type(str, default=conventions.SNIPPETS_DIR)
+    """Folder of the snippets: jupytext `.py` files; names starting with `_` are helper modules."""
     results_dir = c.Type(str, default=conventions.RESULTS_DIR)
-    #: auto | frozen | force | off; the environment variable BLOG_EXEC_MODE wins over it.
+    """Folder of the frozen results, one JSON file per snippet and device class; commit it."""
     exec_mode = _Mode(tuple(m.value for m in Mode), default=Mode.AUTO.value)
+    """When a build executes snippets; the environment variable `BLOG_EXEC_MODE` wins over it."""
     exec_timeout_cell = c.Type((int, float), default=600)
+    """Seconds one cell may run (0: no limit); a snippet's header `blog: {cell_timeout: N}` overrides."""
     exec_timeout_snippet = c.Type((int, float), default=1800)
+    """Seconds a whole snippet may run (0: no limit); a snippet's header `blog: {timeout: N}` overrides."""
     exec_device = c.Choice(DEVICES, default="auto")
-    #: Where the JSON execution report goes; empty: <site_dir>/_snippets/report.json.
+    """Where snippets execute: `auto` (a GPU when there is one), `cpu` or `cuda`."""
     report_path = c.Type(str, default="")
+    """Where the JSON execution report goes; empty: `<site_dir>/_snippets/report.json`."""
 
 
 def settings_of(options: SnippetsConfig | None, layout: Layout) -> Settings:

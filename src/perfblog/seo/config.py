@@ -13,17 +13,31 @@ from perfblog.seo.sitemap import MAX_URLS
 class SeoConfig(base.Config):
     """`plugins: - seo: {seo_author: ..., ...}` in mkdocs.yml."""
 
-    seo_author = c.Optional(c.Type(str))  # JSON-LD author; defaults to site_author
-    seo_author_url = c.Optional(c.Type(str))  # the author's page (JSON-LD author.url); defaults to site_url
+    seo_author = c.Optional(c.Type(str))
+    """JSON-LD and feed author; default: `site_author`, else `site_name`."""
+    seo_author_url = c.Optional(c.Type(str))
+    """The author's page (JSON-LD `author.url`); default: `site_url`."""
     seo_author_type = c.Choice([kind.value for kind in AuthorKind], default=AuthorKind.PERSON.value)
-    seo_slogan = c.Optional(c.Type(str))  # the home page's <title> becomes "site_name - slogan"
-    seo_cards = c.Type(bool, default=True)  # draw a 1200×630 social card for each page without an image
-    seo_card_font = c.Optional(c.Type(str))  # a CJK font file for the cards; default: one found here
-    seo_baidu_verification = c.Optional(c.Type(str))  # content of <meta name="baidu-site-verification">
-    seo_google_verification = c.Optional(c.Type(str))  # content of <meta name="google-site-verification">
-    seo_default_image = c.Optional(c.Type(str))  # og:image of pages without one when cards are off
-    seo_audit = c.Type(bool, default=True)  # audit the built site at the end of every build
-    seo_sitemap = c.Type(bool, default=True)  # replace MkDocs' sitemap; write robots.txt
-    seo_sitemap_max_urls = c.Type(int, default=MAX_URLS)  # URLs per sitemap file before splitting
-    seo_feed = c.Type(bool, default=True)  # write feed.xml (Atom) of the posts
-    seo_indexnow_key_file = c.Type(str, default=KEY_FILE)  # committed IndexNow key; site gets <key>.txt
+    """The author's schema.org type."""
+    seo_slogan = c.Optional(c.Type(str))
+    """The home page's `<title>` becomes `site_name - slogan`."""
+    seo_cards = c.Type(bool, default=True)
+    """Draw a 1200×630 social card (og:image) for each page without an `image`."""
+    seo_card_font = c.Optional(c.Type(str))
+    """A CJK font file for the cards, relative to mkdocs.yml; default: one installed here."""
+    seo_baidu_verification = c.Optional(c.Type(str))
+    """Content of `<meta name="baidu-site-verification">`."""
+    seo_google_verification = c.Optional(c.Type(str))
+    """Content of `<meta name="google-site-verification">`."""
+    seo_default_image = c.Optional(c.Type(str))
+    """og:image of pages with no image of their own when cards are off; relative to docs_dir."""
+    seo_audit = c.Type(bool, default=True)
+    """Audit the built site at the end of every build (errors fail `mkdocs build --strict`)."""
+    seo_sitemap = c.Type(bool, default=True)
+    """Write the sitemaps (replacing MkDocs' own) and robots.txt."""
+    seo_sitemap_max_urls = c.Type(int, default=MAX_URLS)
+    """URLs per sitemap file before the sitemap splits under an index."""
+    seo_feed = c.Type(bool, default=True)
+    """Write `feed.xml`, an Atom feed of the posts."""
+    seo_indexnow_key_file = c.Type(str, default=KEY_FILE)
+    """The committed IndexNow key, relative to mkdocs.yml; every build publishes it as `<key>.txt`."""
