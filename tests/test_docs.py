@@ -129,3 +129,11 @@ def test_the_readme_is_short_and_points_to_the_reference() -> None:
     assert {"docs/authoring.md", "docs/snippets.md", "docs/seo-rules.md", "ARCHITECTURE.md"} <= set(
         relative_links(ROOT / "README.md")
     )
+
+
+def test_architecture_names_every_module_of_the_package() -> None:
+    text = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    modules = sorted((ROOT / "src" / "perfblog").rglob("*.py"))
+    unnamed = [m.relative_to(ROOT).as_posix() for m in modules
+               if m.name != "__init__.py" and f"`{m.name}`" not in text and f"`{m.stem}`" not in text]
+    assert not unnamed, "add them to ARCHITECTURE.md's module tables"
