@@ -176,3 +176,28 @@ def test_paginated_views_get_their_own_title_and_description(built):
     descriptions = [description for _, description in heads.values()]
     assert len(set(titles)) == len(titles) == 6
     assert len(set(descriptions)) == len(descriptions)
+
+
+def test_each_post_ends_with_a_block_of_its_related_published_posts(built):
+    blocks = {}
+    for page in ("torch-compile-fullgraph/index.html", "dynamic-shapes-recompile/index.html"):
+        (block,) = _doc(built, page).xpath("//article//nav[@class='blog-related']")
+        assert block.xpath("./h2/text()") == ["相关文章"]
+        blocks[page] = [(a.get("href"), a.text_content()) for a in block.xpath(".//a")]
+    assert blocks == {
+        "torch-compile-fullgraph/index.html": [("../dynamic-shapes-recompile/", "动态形状与重新编译")],
+        "dynamic-shapes-recompile/index.html": [
+            ("../torch-compile-fullgraph/", "torch.compile 的 fullgraph 模式与图断裂")
+        ],
+    }  # the draft is in neither
+
+
+def test_a_pin_naming_no_post_fails_the_build_naming_the_file_and_line(tmp_path):
+    shutil.copytree(FIXTURES / "site", tmp_path, dirs_exist_ok=True)
+    post = tmp_path / POST
+    post.write_text(post.read_text(encoding="utf-8").replace("---\n", "---\nrelated:\n  pin: [gone.md]\n", 1),
+                    encoding="utf-8")
+    result = _build(tmp_path)
+    assert result.returncode != 0
+    message = "posts/fullgraph.md:2: `related` names posts/gone.md, which is not a post of this site"
+    assert message in result.stderr

@@ -7,6 +7,7 @@ from mkdocs.config import config_options as c
 
 from perfblog.seo.indexnow_key import KEY_FILE
 from perfblog.seo.meta import AuthorKind
+from perfblog.seo.related import COUNT as RELATED_COUNT
 from perfblog.seo.sitemap import MAX_URLS
 
 
@@ -31,6 +32,10 @@ class SeoConfig(base.Config):
     """Content of `<meta name="google-site-verification">`."""
     seo_default_image = c.Optional(c.Type(str))
     """og:image of pages with no image of their own when cards are off; relative to docs_dir."""
+    seo_related = c.Type(bool, default=True)
+    """End each post with a block of links to up to `seo_related_count` related posts of its language."""
+    seo_related_count = c.Type(int, default=RELATED_COUNT)
+    """How many posts a related-posts block lists at most."""
     seo_audit = c.Type(bool, default=True)
     """Audit the built site at the end of every build (errors fail `mkdocs build --strict`)."""
     seo_sitemap = c.Type(bool, default=True)

@@ -13,9 +13,22 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
+from mkdocs.utils import get_relative_url
 
 from perfblog.core import project
-from perfblog.seo import audit, cards, feed, indexnow_key, languages, meta, pages, panel, robots, sitemap
+from perfblog.seo import (
+    audit,
+    cards,
+    feed,
+    indexnow_key,
+    languages,
+    meta,
+    pages,
+    panel,
+    related,
+    robots,
+    sitemap,
+)
 from perfblog.seo.config import SeoConfig
 from perfblog.seo.errors import SeoError
 from perfblog.seo.registry import Severity
@@ -86,12 +99,37 @@ class SeoPlugin(BasePlugin[SeoConfig]):
         ]  # fmt: skip
         try:
             self.translations = languages.Translations.collect(sources, self.site.lang, self.docs_dir)
+            if self.config.seo_related:
+                self._rank_related(files)
         except SeoError as exc:
             raise PluginError(f"seo: {exc}") from exc
         return env
 
+    def _rank_related(self, files: Files) -> None:
+        """Every page is rendered by now and none is written: rank each post's related posts."""
+        rendered = [f.page for f in files.documentation_pages() if f.page is not None]
+        posts = related.collect(rendered, self.site.lang, self.docs_dir)
+        urls = {page.file.src_uri: pages.canonical_url(page, self.site) for page in rendered}
+        by_url = {url: src for src, url in urls.items()}
+        self.languages = {p.key: p.language for p in posts}
+        self.related = related.rank(
+            [p.excluding(by_url[a.url] for a in self.translations.of(urls[p.key]) if a.url in by_url)
+             for p in posts],
+            count=self.config.seo_related_count,
+        )
+
     def on_pre_build(self, config: MkDocsConfig) -> None:
         self.records: list[pages.SitePage] = []
+        self.related: dict[str, tuple[related.Link, ...]] = {}
+
+    def on_page_context(self, context: Any, page: Page, config: MkDocsConfig, nav: Any) -> Any:
+        """The related-posts block ends the post's content (after search indexed it, so it stays out)."""
+        links = self.related.get(page.file.src_uri)
+        if links:
+            block = related.block_html(links, self.languages[page.file.src_uri],
+                                       lambda url: get_relative_url(url, page.url))
+            page.content = (page.content or "") + block
+        return context
 
     def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
         try:
