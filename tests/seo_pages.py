@@ -29,7 +29,8 @@ TITLE = "torch.compile 图断裂：$name"
 DESCRIPTION = "用 torch.compile 的 fullgraph=True 找出图断裂，看清 Dynamo 在哪里退回 Python，以及整图编译带来的速度差异（$name）。"  # noqa: E501
 H1 = "<h1>torch.compile 的 fullgraph 模式与图断裂</h1>\n"
 OUTBOUND = '<a href="https://pytorch.org/docs/stable/torch.compiler.html">PyTorch 官方的编译器文档</a>'
-INTERNAL = '<a href="../index.html">整图编译入门</a>'
+HOME_LINK = '<a href="../index.html">整图编译入门</a>'
+INTERNAL = f'{HOME_LINK}和<a href="../about.html">测量方法说明</a>'
 PADDING = (
     "<p>性能分析的第一步永远是测量：先固定输入形状和批量大小，预热几轮，再重复多次取中位数，同时记录波动范围。"
     "只有当测量足够稳定时，优化前后的差异才有意义，否则我们看到的可能只是噪声，而不是真正的改进。"
@@ -114,6 +115,8 @@ TOPICS = [
 DENSE = "<p>" + "".join(f"torch.compile 加速{topic}。" for topic in TOPICS) + "</p>"
 BAD_JSONLD = '<script type="application/ld+json">{"@type": "BlogPosting",}</script>'  # trailing comma
 CANONICAL = '<link rel="canonical" href="https://example.org/$path">\n'
+STEP = "torch-compile-fullgraph-step-{}.html"  # a chain of clean posts: home -> 1 -> 2 -> 3 -> DEEP
+DEEP = f"link-depth-deep/{FILE}"
 
 BROKEN = (
     breaks("clean"),
@@ -149,6 +152,13 @@ BROKEN = (
     breaks("link-text-generic", in_article(GENERIC_LINK)),
     breaks("link-empty-href", in_article(EMPTY_LINKS)),
     breaks("internal-links-none", drop(f"，以及本站的 {INTERNAL}")),
+    breaks("internal-links-few", replace(INTERNAL, HOME_LINK)),
+    breaks("orphan-post"),  # the home page lists it only in a post excerpt and a related-posts block
+    *(breaks("clean", in_article(f'<p>接下来读<a href="{STEP.format(i + 1)}">排查的第 {i + 1} 步</a>。</p>'),
+             file=STEP.format(i), name=f"clean-step-{i}") for i in (1, 2)),
+    breaks("clean", in_article(f'<p>最后读<a href="../{DEEP}">排查的最后一步</a>。</p>'), file=STEP.format(3),
+           name="clean-step-3"),
+    breaks("link-depth-deep"),  # linked only from step 3 of a chain that starts on the home page
     breaks("outbound-links-none", replace(f"参考 {OUTBOUND}，以及", "以及")),
     breaks("content-too-thin", cut("<p>每一次截断", "<p>参考 ")),
     breaks("noindex-in-sitemap", in_head('<meta name="robots" content="noindex, follow">')),
@@ -162,6 +172,68 @@ BROKEN = (
         file="torch-compile-fullgraph-meta.html",
         name="robots-blocks-crawler-meta",
     ),
+)
+
+HUB = Template("""<!doctype html>
+<html lang="zh-CN">
+<head>
+<meta charset="utf-8">
+<title>$title</title>
+<meta name="description" content="$description">
+<link rel="canonical" href="https://example.org/$url">
+<meta property="og:type" content="website">
+<meta property="og:title" content="$title">
+<meta property="og:description" content="$description">
+<meta property="og:url" content="https://example.org/$url">
+</head>
+<body>
+<header><nav><a href="index.html">首页</a> <a href="about.html">关于</a></nav></header>
+<main><article>
+<h1>$title</h1>
+$body
+</article></main>
+</body>
+</html>
+""")
+
+
+@dataclass(frozen=True)
+class Hub:
+    """A page that is no post (the home page, an about page): it links the posts, and is clean itself."""
+
+    path: str
+    title: str
+    description: str
+    body: str
+
+    def html(self) -> str:
+        url = self.path.removesuffix("index.html")
+        return HUB.substitute(title=self.title, description=self.description, url=url, body=self.body)
+
+
+def _home_body() -> str:
+    """The home page's text links every broken page but the orphan and the deep one's chain beyond step 1;
+    it lists the orphan only where links do not count: a post excerpt and a related-posts block."""
+    unlinked = {"orphan-post", "link-depth-deep"}
+    hidden = {f"clean/{STEP.format(i)}" for i in (2, 3)}
+    links = "".join(f'<li><a href="{b.path}">第 {n} 篇：{b.name or b.rule}</a></li>'
+                    for n, b in enumerate(BROKEN, 1) if b.rule not in unlinked and b.path not in hidden)
+    orphan = f"orphan-post/{FILE}"
+    return (
+        "<p>这个测试站点收录 torch.compile 图断裂排查的各种写法，每一篇都故意破坏一条审计规则。</p>\n"
+        f"<ul>{links}</ul>\n"
+        f'<div class="md-post md-post--excerpt"><h2><a href="{orphan}">列表里的孤立文章</a></h2></div>\n'
+        f'<nav class="blog-related"><h2>相关文章</h2><ul><li><a href="{orphan}">孤立文章</a></li></ul></nav>'
+    )
+
+
+HUBS = (
+    Hub("index.html", "图断裂排查测试站点",
+        "一个测试用的站点首页：收录 torch.compile 图断裂排查的文章，每一篇都故意破坏一条 SEO 审计规则。",
+        _home_body()),
+    Hub("about.html", "测量方法说明",
+        "本站怎样测量 torch.compile 的性能：预热、重复多次取中位数、记录波动范围，并注明设备与版本。",
+        '<p>回到<a href="index.html">测试站点首页</a>，查看所有文章。</p>'),
 )
 
 ROBOTS_TXT = f"""User-agent: *
@@ -196,16 +268,20 @@ BROKEN_FILES = (
 )
 
 
-def at(path: str) -> Broken:
-    """The broken page written at `path`, relative to the site."""
-    (page,) = (b for b in BROKEN if b.path == path)
+#: Every page `write_site` writes.
+PAGES: tuple[Broken | Hub, ...] = (*BROKEN, *HUBS)
+
+
+def at(path: str) -> Broken | Hub:
+    """The page written at `path`, relative to the site."""
+    (page,) = (b for b in PAGES if b.path == path)
     return page
 
 
 def expected(path: str) -> set[str]:
     """The rule ids the audit must report for the page at `path` (relative to the site), and no more."""
     page = at(path)
-    return set() if page.rule == "clean" else {page.rule, *page.also}
+    return set() if isinstance(page, Hub) or page.rule == "clean" else {page.rule, *page.also}
 
 
 def page(rule: str) -> str:
@@ -214,13 +290,13 @@ def page(rule: str) -> str:
 
 
 def write_site(root: Path) -> Path:
-    """Write every broken page under `root`, with a robots.txt and a sitemap.xml listing every page."""
-    for broken in BROKEN:
+    """Write every page under `root`, with a robots.txt and a sitemap.xml listing every page."""
+    for broken in PAGES:
         target = root / broken.path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(broken.html(), encoding="utf-8")
     (root / "robots.txt").write_text(ROBOTS_TXT, encoding="utf-8")
-    urls = "".join(f"<url><loc>{SITE}{b.path}</loc></url>\n" for b in BROKEN)
+    urls = "".join(f"<url><loc>{SITE}{b.path}</loc></url>\n" for b in PAGES)
     (root / "sitemap.xml").write_text(
         '<?xml version="1.0" encoding="UTF-8"?>\n'
         f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n{urls}</urlset>\n',

@@ -10,7 +10,9 @@ from perfblog.seo import panel
 from perfblog.seo.audit import audit_site
 
 # Findings that compare a page with other pages or with robots.txt: the audit's, not one page's.
-CROSS_PAGE = {"title-duplicate", "description-duplicate", "noindex-in-sitemap"}
+CROSS_PAGE = {
+    "title-duplicate", "description-duplicate", "noindex-in-sitemap", "orphan-post", "link-depth-deep",
+}  # fmt: skip
 
 
 @pytest.fixture(scope="module")

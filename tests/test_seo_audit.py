@@ -45,8 +45,8 @@ def test_every_registered_rule_has_a_broken_fixture_and_every_fixture_a_register
     assert not set(pages) & set(files)
 
 
-@pytest.mark.parametrize("page", [page.path for page in seo_pages.BROKEN])
-def test_each_broken_page_yields_exactly_its_rule_and_the_clean_page_none(report, page):
+@pytest.mark.parametrize("page", [page.path for page in seo_pages.PAGES])
+def test_each_broken_page_yields_exactly_its_rule_and_the_clean_pages_none(report, page):
     found = {f.rule for f in report.findings if f.page == page}
     assert found == seo_pages.expected(page)
 
@@ -75,7 +75,7 @@ def test_json_contract(broken, capsys):
     assert _run(["seo", "audit", str(broken), "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert set(data) == {"pages", "findings"}
-    assert data["pages"] == len(seo_pages.BROKEN)
+    assert data["pages"] == len(seo_pages.PAGES)
     assert data["findings"]
     for finding in data["findings"]:
         assert set(finding) == {"page", "rule", "severity", "message"}
@@ -156,7 +156,7 @@ def test_blog_command_prints_the_json_contract_and_exits_1_with_strict(broken):
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert result.returncode == 1, result.stderr
-    assert json.loads(result.stdout)["pages"] == len(seo_pages.BROKEN)
+    assert json.loads(result.stdout)["pages"] == len(seo_pages.PAGES)
 
 
 @pytest.mark.parametrize(

@@ -18,8 +18,8 @@ from urllib.parse import urlsplit
 import lxml.html
 from lxml import etree
 
+from perfblog.seo import links, rules, sitemap, text
 from perfblog.seo import robots as robots_txt
-from perfblog.seo import rules, sitemap, text
 from perfblog.seo.errors import AuditError, SitemapError
 from perfblog.seo.registry import Finding, Rule, Severity
 from perfblog.seo.rules import CRAWLERS, PageFacts, page_findings
@@ -60,6 +60,10 @@ _H1 = etree.XPath("//body//h1")
 _IMAGES = etree.XPath("//body//img")
 _ANCHORS = etree.XPath("//body//a[@href]")
 _CONTENT_HREFS = etree.XPath(".//a/@href")
+#: Links in the text, less those in list entries (Material's post excerpts on index, archive, category).
+_AUTHORED_HREFS = etree.XPath(
+    ".//a[not(ancestor::*[contains(concat(' ', @class, ' '), ' md-post--excerpt ')])]/@href"
+)
 _H2 = etree.XPath(".//h2")
 _PARAGRAPHS = etree.XPath(".//p")
 
@@ -156,6 +160,7 @@ def read_page(html: bytes, page: str) -> PageFacts:
         if element.getparent() is not None:
             element.drop_tree()
     facts.content_links = [h for h in _CONTENT_HREFS(root) if not h.startswith("#")]
+    facts.authored_links = [h for h in _AUTHORED_HREFS(root) if not h.startswith("#")]
     facts.h2 = [_text(h) for h in _H2(root)]
     facts.intro = _opening([t for p in _PARAGRAPHS(root) if (t := _text(p))])
     facts.body = _text(root)
@@ -192,28 +197,34 @@ def iter_pages(site_dir: Path) -> Iterator[tuple[str, bytes]]:
             yield path.relative_to(site_dir).as_posix(), data
 
 
-def audit_site(site_dir: Path) -> AuditReport:
-    """Audit every page under `site_dir`."""
+def read_site(site_dir: Path) -> list[PageFacts]:
+    """The facts of every page under `site_dir`, in path order."""
     if not site_dir.is_dir():
         raise AuditError(f"{site_dir}: not a folder of built HTML")
+    return [read_page(html, rel) for rel, html in iter_pages(site_dir)]
+
+
+def audit_site(site_dir: Path, pages: list[PageFacts] | None = None) -> AuditReport:
+    """Audit every page under `site_dir` (``pages``: their facts, when the caller has read them)."""
+    if pages is None:
+        pages = read_site(site_dir)
     robots = robots_txt.read(site_dir)
-    pages: list[PageResult] = []
-    for rel, html in iter_pages(site_dir):
-        facts = read_page(html, rel)
+    results: dict[str, PageResult] = {}
+    for facts in pages:
         findings = list(page_findings(facts))
         if robots and not facts.noindex:
             findings.extend(_robots_findings(facts, robots))
-        pages.append(
-            PageResult(
-                rel, facts.title, facts.description, facts.canonical, facts.noindex, facts.is_post,
-                facts.words, findings,
-            )
+        results[facts.page] = PageResult(
+            facts.page, facts.title, facts.description, facts.canonical, facts.noindex, facts.is_post,
+            facts.words, findings,
         )  # fmt: skip
-    report = AuditReport(pages)
-    _duplicates(pages, "title", rules.TITLE_DUPLICATE)
-    _duplicates(pages, "description", rules.DESCRIPTION_DUPLICATE)
+    for finding in links.findings(pages):
+        results[finding.page].findings.append(finding)
+    report = AuditReport(list(results.values()))
+    _duplicates(report.pages, "title", rules.TITLE_DUPLICATE)
+    _duplicates(report.pages, "description", rules.DESCRIPTION_DUPLICATE)
     try:
-        _noindex_in_sitemap(pages, site_dir)
+        _noindex_in_sitemap(report.pages, site_dir)
     except SitemapError as exc:
         report.site_findings.append(rules.SITEMAP_INVALID.at("sitemap.xml", str(exc)))
     if robots:

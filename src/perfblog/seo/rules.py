@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 from perfblog.core.conventions import PLACEHOLDER
 from perfblog.core.slug import slugify
@@ -45,6 +45,8 @@ STUFFING_WINDOW = 50
 STUFFING_BURST = 20
 KEYWORDS_MAX = 5  # more meta keywords than this reads as stuffing
 CONTENT_MIN_WORDS = 300  # rjieba words outside code, about 600 汉字
+INTERNAL_LINKS_MIN = 2  # other pages of the site a post's own text links to; fewer reads as a dead end
+LINK_DEPTH_MAX = 3  # clicks from the home page; deeper pages are crawled late or not at all
 GENERIC_LINK_TEXT = frozenset(
     {
         "点击这里", "点击此处", "点这里", "这里", "此处", "更多", "阅读更多", "查看更多", "了解更多", "详情",
@@ -76,6 +78,7 @@ class PageFacts:
     images: list[tuple[str, str | None]] = field(default_factory=list)  # (src, alt)
     anchors: list[tuple[str | None, str]] = field(default_factory=list)  # every <a href>: (href, text)
     content_links: list[str] = field(default_factory=list)  # hrefs inside the article body
+    authored_links: list[str] = field(default_factory=list)  # content_links minus list entries (excerpts)
     body: str = ""  # article text, code and navigation removed
     intro: str = ""  # the opening: the first paragraph, and more up to a tenth of the paragraphs' text
     tokens: text.Tokens | None = None  # the body segmented (posts only: segmenting is the costly part)
@@ -207,6 +210,22 @@ LINK_TEXT_GENERIC = _rule(
 INTERNAL_LINKS_NONE = _rule(
     "internal-links-none", WARNING, _POSTS, Topic.LINKS, "the article links to no other page of the site",
     "link a related post or the index")
+INTERNAL_LINKS_FEW = _rule(
+    "internal-links-few", INFO, _POSTS, Topic.LINKS,
+    f"the article links to fewer than {INTERNAL_LINKS_MIN} other pages of the site (the generated "
+    "related-posts block not counted)",
+    "link the posts and pages the text builds on, where it mentions them")
+ORPHAN_POST = _rule(
+    "orphan-post", WARNING, _POSTS, Topic.LINKS,
+    "no other indexable page links to the post from its text: links in list pages' entries, "
+    "navigation and related-posts blocks do not count (checked when the folder has a home page, "
+    "`index.html`)",
+    "link it from the posts and pages it belongs with, or from the home page's text")
+LINK_DEPTH_DEEP = _rule(
+    "link-depth-deep", WARNING, _POSTS, Topic.LINKS,
+    f"the post is more than {LINK_DEPTH_MAX} clicks from the home page by any links (navigation, lists, "
+    "related posts), or not reachable at all",
+    "link it from a page nearer the home page; related-posts blocks and category pages shorten paths")
 OUTBOUND_LINKS_NONE = _rule(
     "outbound-links-none", INFO, _POSTS, Topic.LINKS, "the article cites no page on another site",
     "cite the documentation or paper you rely on")
@@ -459,11 +478,13 @@ def _in_slug(spelt: str, slug: str) -> bool:
     return bool(letters) and letters in re.sub(r"[^a-z0-9]", "", slug.lower())
 
 
-@RULES.check(INTERNAL_LINKS_NONE, OUTBOUND_LINKS_NONE)
+@RULES.check(INTERNAL_LINKS_NONE, INTERNAL_LINKS_FEW, OUTBOUND_LINKS_NONE)
 def check_links(p: PageFacts) -> Iterator[Finding]:
-    """A post links to at least one other page of the site and one page elsewhere."""
+    """A post's own text links to other pages of the site (some of them) and to a page elsewhere."""
+    here = p.canonical or p.page
     host = urlsplit(p.canonical).netloc if p.canonical else ""
-    internal = outbound = 0
+    internal: set[str] = set()
+    outbound = 0
     for href in p.content_links:
         parts = urlsplit(href)
         if parts.scheme in ("mailto", "tel", "javascript"):
@@ -471,9 +492,15 @@ def check_links(p: PageFacts) -> Iterator[Finding]:
         if parts.netloc and parts.netloc != host:
             outbound += 1
         elif parts.path:  # same host or relative, and not only a #fragment
-            internal += 1
+            target = urlsplit(urljoin(here, parts.path)).path.removesuffix("index.html")
+            if target != urlsplit(here).path.removesuffix("index.html"):
+                internal.add(target)
     if not internal:
         yield INTERNAL_LINKS_NONE.at(p.page, "the article links to no other page of the site")
+    elif len(internal) < INTERNAL_LINKS_MIN:
+        yield INTERNAL_LINKS_FEW.at(
+            p.page, f"the article links to {len(internal)} other page(s) of the site (< {INTERNAL_LINKS_MIN})"
+        )
     if not outbound:
         yield OUTBOUND_LINKS_NONE.at(p.page, "the article cites no page on another site")
 

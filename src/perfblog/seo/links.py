@@ -1,0 +1,130 @@
+"""The site's link graph, from built HTML: orphan posts and posts too many clicks from the home page.
+
+A crawler finds a page by following links from pages it knows, starting at the home page. Two things
+go wrong on a blog: a post nothing links to from its text (it is found only through list pages and
+navigation, which an engine weighs little; Baidu's advice is to link related posts), and a post so
+many clicks deep (page 37 of the archive) that it is crawled late or never.
+
+- **Orphans** count only links an author wrote in the text of another indexable page: not the
+  entries of list pages (Material's post excerpts), not navigation, not the generated related-posts
+  block (`perfblog.seo.related`).
+- **Depth** follows every link, as a crawler does: navigation, lists, pagination, related posts.
+
+Both need the home page (``index.html`` at the root of the folder); a folder without one is not a
+whole site, and the graph is not checked. Noindex pages (drafts, 404) are no part of the graph.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Collection, Iterable, Iterator
+from dataclasses import dataclass
+from urllib.parse import urljoin, urlsplit
+
+from perfblog.seo.registry import Finding
+from perfblog.seo.rules import LINK_DEPTH_DEEP, LINK_DEPTH_MAX, ORPHAN_POST, PageFacts
+
+HOME = "index.html"
+#: Stands for the site's address when the home page names none: relative links still resolve.
+_NOWHERE = "http://site.invalid/"
+
+
+def page_key(rel: str) -> str:
+    """The URL path a built file is served at, relative to the site: ``a/index.html`` -> ``a/``."""
+    return rel.removesuffix("index.html")
+
+
+@dataclass(frozen=True)
+class Node:
+    """One indexable page of the graph: where its text links, and where any of its links go."""
+
+    key: str
+    page: str  # the file, relative to the site
+    is_post: bool
+    authored: frozenset[str]  # keys of pages its text links to
+    everything: frozenset[str]  # keys of pages any of its links goes to
+
+
+def _base(pages: Iterable[PageFacts]) -> str:
+    """The site's address: the home page's canonical URL (a site may live under a path)."""
+    for facts in pages:
+        if facts.page == HOME and facts.canonical:
+            return facts.canonical.rstrip("/") + "/"
+    return _NOWHERE
+
+
+def _targets(hrefs: Iterable[str | None], page: str, base: str) -> frozenset[str]:
+    """The site-relative keys of the pages ``hrefs`` on ``page`` point to (other sites left out)."""
+    found = set()
+    here = base + page_key(page)
+    for href in hrefs:
+        if not href or href.startswith("#"):
+            continue
+        absolute = urljoin(here, href.strip())
+        parts = urlsplit(absolute)
+        if parts.scheme not in ("http", "https"):
+            continue
+        address = f"{parts.scheme}://{parts.netloc}{parts.path}"
+        if address.startswith(base):
+            found.add(page_key(address[len(base):]))
+    return frozenset(found)
+
+
+def graph(pages: Iterable[PageFacts], published: Collection[str] = ()) -> dict[str, Node] | None:
+    """The indexable pages by key, with their links; None when the folder has no home page.
+
+    ``published`` are pages to take as indexable although they say noindex: the drafts `serve`
+    shows, which the SEO panel audits as they will be once published.
+    """
+    pages = list(pages)
+    if not any(p.page == HOME for p in pages):
+        return None
+    base = _base(pages)
+    nodes = {}
+    for facts in pages:
+        if facts.noindex and facts.page not in published:
+            continue
+        key = page_key(facts.page)
+        nodes[key] = Node(
+            key=key, page=facts.page, is_post=facts.is_post,
+            authored=_targets(facts.authored_links, facts.page, base) - {key},
+            everything=_targets((href for href, _ in facts.anchors), facts.page, base) - {key},
+        )  # fmt: skip
+    return nodes
+
+
+def depths(nodes: dict[str, Node]) -> dict[str, list[str]]:
+    """The shortest path of clicks from the home page to each page it reaches (home first)."""
+    paths = {page_key(HOME): [page_key(HOME)]}
+    queue = deque([page_key(HOME)])
+    while queue:
+        key = queue.popleft()
+        for target in sorted(nodes[key].everything):
+            if target in nodes and target not in paths:
+                paths[target] = [*paths[key], target]
+                queue.append(target)
+    return paths
+
+
+def findings(pages: Iterable[PageFacts], published: Collection[str] = ()) -> Iterator[Finding]:
+    """Orphan posts and posts deeper than LINK_DEPTH_MAX, in page order."""
+    nodes = graph(pages, published)
+    if nodes is None:
+        return
+    linked: set[str] = set()
+    for node in nodes.values():
+        linked |= node.authored
+    paths = depths(nodes)
+    for node in sorted(nodes.values(), key=lambda n: n.page):
+        if not node.is_post:
+            continue
+        if node.key not in linked:
+            yield ORPHAN_POST.at(node.page, "no other page links to it from its text "
+                                            "(lists, navigation and related-posts blocks do not count)")
+        path = paths.get(node.key)
+        if path is None:
+            yield LINK_DEPTH_DEEP.at(node.page, "no chain of links leads to it from the home page")
+        elif len(path) - 1 > LINK_DEPTH_MAX:
+            route = " → ".join("/" + key for key in path)
+            yield LINK_DEPTH_DEEP.at(node.page, f"{len(path) - 1} clicks from the home page "
+                                                f"(> {LINK_DEPTH_MAX}): {route}")

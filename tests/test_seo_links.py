@@ -1,0 +1,59 @@
+"""The link graph: which links make a post no orphan, and how many clicks it is from the home page."""
+
+from __future__ import annotations
+
+from perfblog.seo import links
+from perfblog.seo.audit import read_page
+
+BASE = "https://blog.example.com/notes/"
+
+
+def html(path: str, body: str, *, post: bool = True, head: str = "") -> bytes:
+    kind = "article" if post else "website"
+    url = BASE + links.page_key(path)
+    return (f'<html lang="zh-CN"><head><link rel="canonical" href="{url}">'
+            f'<meta property="og:type" content="{kind}">{head}</head>'
+            f'<body><nav><a href="/notes/">首页</a></nav><article>{body}</article></body></html>').encode()
+
+
+def found(pages: dict[str, bytes], published: tuple[str, ...] = ()) -> set[tuple[str, str]]:
+    facts = [read_page(data, path) for path, data in pages.items()]
+    return {(f.page, f.rule) for f in links.findings(facts, published)}
+
+
+def test_absolute_root_relative_and_relative_links_to_the_site_all_count():
+    pages = {
+        "index.html": html("index.html", '<a href="a/">甲</a>', post=False),
+        "a/index.html": html("a/index.html", f'<a href="{BASE}b/">乙</a> <a href="/notes/c/index.html">丙'),
+        "b/index.html": html("b/index.html", '<a href="../a/#part">甲</a>'),
+        "c/index.html": html("c/index.html", '<a href="https://elsewhere.example.org/notes/c/">外站</a>'),
+    }
+    assert found(pages) == set()
+
+
+def test_a_post_linked_only_from_its_own_text_another_site_or_a_noindex_page_is_an_orphan():
+    noindex = '<meta name="robots" content="noindex">'
+    pages = {
+        "index.html": html("index.html", '<a href="a/">甲</a> <a href="draft/">草稿</a>', post=False),
+        "a/index.html": html("a/index.html", '<a href="./">自己</a>'),
+        "draft/index.html": html("draft/index.html", '<a href="../a/">甲</a>', head=noindex),
+    }
+    assert found(pages) == set()  # the home page's text links it
+    pages["index.html"] = html("index.html", '<nav><a href="a/">甲</a></nav><a href="draft/">草稿</a>',
+                               post=False)
+    assert found(pages) == {("a/index.html", "orphan-post")}
+    assert found(pages, published=("draft/index.html",)) == set()  # serve: the draft counts as published
+
+
+def test_a_post_no_link_reaches_is_unreachable():
+    pages = {"index.html": html("index.html", "首页", post=False),
+             "a/index.html": html("a/index.html", '<a href="../b/">乙</a>'),
+             "b/index.html": html("b/index.html", '<a href="../a/">甲</a>')}
+    facts = [read_page(data, path) for path, data in pages.items()]
+    messages = {(f.page, f.message) for f in links.findings(facts) if f.rule == "link-depth-deep"}
+    assert messages == {(p, "no chain of links leads to it from the home page") for p in ("a/index.html",
+                                                                                         "b/index.html")}
+
+
+def test_a_folder_without_a_home_page_is_not_checked_as_a_site():
+    assert found({"a/index.html": html("a/index.html", "孤立")}) == set()
