@@ -8,6 +8,7 @@ import seo_pages
 
 from perfblog.seo import panel
 from perfblog.seo.audit import audit_site
+from perfblog.seo.rules import RULES
 
 # Findings that compare a page with other pages or with robots.txt: the audit's, not one page's.
 CROSS_PAGE = {
@@ -69,3 +70,12 @@ def test_decorate_puts_banner_and_panel_first_in_the_article_and_escapes_finding
 def test_a_page_that_is_neither_draft_nor_post_is_left_alone() -> None:
     html = seo_pages.page("clean")
     assert panel.decorate(html, "p.html", draft=False, post=False) == html
+
+
+def test_the_link_graphs_findings_join_the_links_topic_and_its_state() -> None:
+    html = seo_pages.page("clean")
+    orphan = RULES["orphan-post"].at("p.html", "no other page links to it")
+    result = panel.audit_page(html, "p.html", draft=False, site_findings=[orphan])
+    links = next(t for t in result.topics if t.id == "links")
+    assert links.findings == (orphan,) and links.state == "warning"
+    assert result.score == 100 - orphan.severity.penalty

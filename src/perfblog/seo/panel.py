@@ -64,13 +64,17 @@ class Panel:
         return _worst(t.state for t in self.topics)
 
 
-def audit_page(html: str, page: str, *, draft: bool) -> Panel:
-    """Audit one rendered page with the audit's rules; ``page`` is its path in the site."""
+def audit_page(html: str, page: str, *, draft: bool, site_findings: Iterable[Finding] = ()) -> Panel:
+    """Audit one rendered page with the audit's rules; ``page`` is its path in the site.
+
+    ``site_findings`` are this page's findings of the rules that look at the whole site (the link
+    graph), which the plugin computes once the site is built.
+    """
     facts = read_page(html.encode("utf-8"), page)
     if draft:  # the noindex comes from the draft status and leaves with it
         facts.robots = ""
     grouped: dict[Topic, list[Finding]] = {topic: [] for topic in Topic}
-    for finding in rules.page_findings(facts):
+    for finding in (*rules.page_findings(facts), *site_findings):
         grouped[RULES[finding.rule].topic].append(finding)
     rows = tuple(
         Row(topic.id, topic.heading, _worst(f.severity for f in found), _MEASURES[topic](facts), tuple(found))
@@ -79,13 +83,13 @@ def audit_page(html: str, page: str, *, draft: bool) -> Panel:
     return Panel(page, rows, facts)
 
 
-def decorate(html: str, page: str, *, draft: bool, post: bool) -> str:
+def decorate(html: str, page: str, *, draft: bool, post: bool, site_findings: Iterable[Finding] = ()) -> str:
     """The served page with the draft banner (drafts) and the SEO panel (posts) at the top of the article."""
     parts = []
     if draft:
         parts.append(banner_html())
     if post:
-        parts.append(panel_html(audit_page(html, page, draft=draft)))
+        parts.append(panel_html(audit_page(html, page, draft=draft, site_findings=site_findings)))
     return _insert(html, "".join(parts)) if parts else html
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -16,12 +17,14 @@ from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
 from perfblog.core import project
+from perfblog.core.fsio import atomic_write
 from perfblog.seo import (
     audit,
     cards,
     feed,
     indexnow_key,
     languages,
+    links,
     meta,
     pages,
     panel,
@@ -31,11 +34,21 @@ from perfblog.seo import (
 )
 from perfblog.seo.config import SeoConfig
 from perfblog.seo.errors import SeoError
-from perfblog.seo.registry import Severity
+from perfblog.seo.registry import Finding, Severity
+from perfblog.seo.rules import PageFacts
 
 log = logging.getLogger("mkdocs.plugins.seo")
 #: Where drawn cards are kept between builds, relative to the folder of mkdocs.yml (git-ignored).
 CARD_CACHE = ".cache/perfblog/cards"
+
+
+@dataclass(frozen=True)
+class Served:
+    """A page `serve` built, to decorate once the site is complete; ``page`` is its path in the site."""
+
+    page: str
+    draft: bool
+    post: bool
 
 
 class SeoPlugin(BasePlugin[SeoConfig]):
@@ -120,13 +133,14 @@ class SeoPlugin(BasePlugin[SeoConfig]):
 
     def on_pre_build(self, config: MkDocsConfig) -> None:
         self.records: list[pages.SitePage] = []
+        self.served: list[Served] = []
         self.related: dict[str, tuple[related.Link, ...]] = {}
 
     def on_page_context(self, context: Any, page: Page, config: MkDocsConfig, nav: Any) -> Any:
         """The related-posts block ends the post's content (after search indexed it, so it stays out)."""
-        links = self.related.get(page.file.src_uri)
-        if links:
-            block = related.block_html(links, self.languages[page.file.src_uri],
+        listed = self.related.get(page.file.src_uri)
+        if listed:
+            block = related.block_html(listed, self.languages[page.file.src_uri],
                                        lambda url: get_relative_url(url, page.url))
             page.content = (page.content or "") + block
         return context
@@ -137,12 +151,9 @@ class SeoPlugin(BasePlugin[SeoConfig]):
         except SeoError as exc:
             raise PluginError(f"seo: {exc}") from exc
         self.records.append(record)
-        output = meta.inject(output, record.head)
-        if self.serving:
-            output = panel.decorate(
-                output, page.file.dest_uri, draft=bool(page.meta.get("draft")), post=record.is_post
-            )
-        return output
+        if self.serving:  # decorated once the whole site is built: the panel shows the link graph too
+            self.served.append(Served(page.file.dest_uri, bool(page.meta.get("draft")), record.is_post))
+        return meta.inject(output, record.head)
 
     def on_post_template(self, output_content: str, template_name: str, config: MkDocsConfig) -> str:
         if template_name == "404.html":  # an error page is never worth indexing
@@ -158,8 +169,11 @@ class SeoPlugin(BasePlugin[SeoConfig]):
             if self.config.seo_feed:
                 self._write_feed(site_dir)
             indexnow_key.write_key_file(site_dir, self.site.repo / self.config.seo_indexnow_key_file)
+            facts = audit.read_site(site_dir) if self.config.seo_audit or self.served else []
             if self.config.seo_audit:
-                self._audit(site_dir)
+                self._audit(site_dir, facts)
+            if self.served:
+                self._decorate(site_dir, facts)
         except SeoError as exc:
             raise PluginError(f"seo: {exc}") from exc
         except OSError as exc:  # sitemaps, robots.txt, the feed and the key file are written into site_dir
@@ -199,9 +213,23 @@ class SeoPlugin(BasePlugin[SeoConfig]):
             author=self.site.author.name, lang=self.site.lang,
         )  # fmt: skip
 
-    def _audit(self, site_dir: Path) -> None:
+    def _decorate(self, site_dir: Path, facts: list[PageFacts]) -> None:
+        """Serve only: the draft banner and the SEO panel, with the link graph's findings for each post."""
+        drafts = {s.page for s in self.served if s.draft}
+        graph: dict[str, list[Finding]] = {}
+        for finding in links.findings(facts, published=drafts):
+            graph.setdefault(finding.page, []).append(finding)
+        for served in self.served:
+            if not (served.draft or served.post):
+                continue
+            path = site_dir / served.page
+            html = panel.decorate(path.read_text(encoding="utf-8"), served.page, draft=served.draft,
+                                  post=served.post, site_findings=graph.get(served.page, ()))
+            atomic_write(path, html.encode("utf-8"))
+
+    def _audit(self, site_dir: Path, facts: list[PageFacts]) -> None:
         """Errors are logged as warnings, so `mkdocs build --strict` fails on them; warnings as info."""
-        report = audit.audit_site(site_dir)
+        report = audit.audit_site(site_dir, facts)
         for finding in report.findings:
             line = f"{finding.page}: {finding.rule}: {finding.message}"
             if finding.severity is Severity.ERROR:
