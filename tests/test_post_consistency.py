@@ -228,3 +228,14 @@ def test_rendered_post_shows_no_stale_or_missing_result(article: lxml_html.HtmlE
     markup = lxml_html.tostring(article, encoding="unicode")
     for mark in ("snippet-stale", "snippet-missing", "snippet-placeholder"):
         assert mark not in markup, f"the post shows a {mark} embed"
+
+
+def test_the_flagship_ends_with_its_related_posts_and_not_its_translation(built: Path) -> None:
+    """The other Chinese post is listed; the English version is linked by hreflang in the head only."""
+    tree = lxml_html.fromstring((built / FLAGSHIP / "index.html").read_text(encoding="utf-8"))
+    (block,) = tree.xpath("//article//nav[@class='blog-related']")
+    assert block.xpath("./h2/text()") == ["相关文章"]
+    assert block.xpath(".//a/@href") == ["../ke-zhi-xing-dai-ma-pian-duan/"]
+    assert tree.xpath("//link[@rel='alternate'][@hreflang='en']/@href") == [
+        "https://blog.example.com/torch-compile-fullgraph-en/"
+    ]

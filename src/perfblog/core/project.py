@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -180,3 +181,17 @@ def page_language(meta: Mapping[str, Any], site: str) -> str:
     """A page's language: its front matter's ``lang`` when it declares one, else the site's."""
     declared = meta.get("lang")
     return language_tag(declared) if isinstance(declared, str) and declared.strip() else site
+
+
+def front_matter_line(path: Path | None, key: str) -> str:
+    """`:N` for the front-matter line that sets `key`, so a message can point at it; empty when unknown.
+
+    The file is read only when a message needs it, never to build a page.
+    """
+    if path is None or not path.is_file():
+        return ""
+    pattern = re.compile(rf"^{re.escape(key)}\s*:")
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if pattern.match(line):
+            return f":{number}"
+    return ""

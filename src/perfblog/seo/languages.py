@@ -10,7 +10,6 @@ ignores an hreflang link the other page does not return.
 from __future__ import annotations
 
 import posixpath
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,23 +40,12 @@ class Source:
     url: str  # canonical, absolute
 
 
-def _line(path: Path | None, key: str) -> str:
-    """`:N` for the front-matter line that sets `key`, so a message points at it; empty when unknown."""
-    if path is None or not path.is_file():
-        return ""
-    pattern = re.compile(rf"^{re.escape(key)}\s*:")
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if pattern.match(line):
-            return f":{number}"
-    return ""
-
-
 def _target(page: Source, docs_dir: Path) -> str | None:
     """The src_uri `translation_of` names, or None when the page declares none."""
     value = page.meta.get(TRANSLATION_OF)
     if value is None:
         return None
-    where = f"{page.src_uri}{_line(page.abs_path, TRANSLATION_OF)}"
+    where = f"{page.src_uri}{project.front_matter_line(page.abs_path, TRANSLATION_OF)}"
     if not isinstance(value, str) or not value.strip():
         raise ConfigError(f"{where}: `{TRANSLATION_OF}` must be the path of the page this one translates")
     value = value.strip()
@@ -89,7 +77,7 @@ class Translations:
             target = _target(page, docs_dir)
             if target is None:
                 continue
-            where = f"{page.src_uri}{_line(page.abs_path, TRANSLATION_OF)}"
+            where = f"{page.src_uri}{project.front_matter_line(page.abs_path, TRANSLATION_OF)}"
             if target == page.src_uri:
                 raise ConfigError(f"{where}: `{TRANSLATION_OF}` names the page itself")
             if target not in live:

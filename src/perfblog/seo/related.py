@@ -159,18 +159,7 @@ class Where:
         self.paths = paths
 
     def __call__(self, key: str) -> str:
-        return f"{key}{front_matter_line(self.paths.get(key), KEY)}"
-
-
-def front_matter_line(path: Path | None, key: str) -> str:
-    """`:N` for the front-matter line that sets `key`, so a message points at it; empty when unknown."""
-    if path is None or not path.is_file():
-        return ""
-    pattern = re.compile(rf"^{re.escape(key)}\s*:")
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if pattern.match(line):
-            return f":{number}"
-    return ""
+        return f"{key}{project.front_matter_line(self.paths.get(key), KEY)}"
 
 
 def check_steering(posts: Sequence[Post], docs_dir: Path, where: Where) -> None:
