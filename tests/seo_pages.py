@@ -117,6 +117,9 @@ BAD_JSONLD = '<script type="application/ld+json">{"@type": "BlogPosting",}</scri
 CANONICAL = '<link rel="canonical" href="https://example.org/$path">\n'
 STEP = "torch-compile-fullgraph-step-{}.html"  # a chain of clean posts: home -> 1 -> 2 -> 3 -> DEEP
 DEEP = f"link-depth-deep/{FILE}"
+SELF = '<link rel="alternate" hreflang="zh-CN" href="https://example.org/$path">'
+ENGLISH = f'<link rel="alternate" hreflang="en" href="{SITE}hreflang-not-reciprocal/{SECOND}">'
+GOOGLE_FONTS = '<link rel="stylesheet" href="https://fonts.googleapis.com/css?family=Roboto:300,400,700">'
 
 BROKEN = (
     breaks("clean"),
@@ -163,6 +166,13 @@ BROKEN = (
     breaks("content-too-thin", cut("<p>每一次截断", "<p>参考 ")),
     breaks("noindex-in-sitemap", in_head('<meta name="robots" content="noindex, follow">')),
     breaks("jsonld-invalid", in_head(BAD_JSONLD)),
+    breaks("jsonld-recommended-missing", replace(', "image": ["https://example.org/chart.png"]', "")),
+    breaks("hreflang-invalid", in_head(SELF), in_head(SELF.replace('"zh-CN"', '"zh_CN"'))),
+    breaks("hreflang-missing", in_head(f'<link rel="alternate" hreflang="en" href="{SITE}en/{FILE}">')),
+    breaks("hreflang-not-reciprocal", in_head(SELF), in_head(ENGLISH)),  # the English page lists neither
+    breaks("hreflang-not-reciprocal", file=SECOND, name="hreflang-not-reciprocal-2"),
+    breaks("lang-mismatch", replace('<html lang="zh-CN">', '<html lang="en">')),
+    breaks("render-blocking-third-party", in_head(GOOGLE_FONTS)),
     breaks("og-missing", drop('<meta property="og:url" content="https://example.org/$path">\n')),
     breaks("placeholder-unfilled", replace("（$name）。", "（$name）待填写。")),
     breaks("robots-blocks-crawler"),  # ROBOTS_TXT disallows it for Baiduspider

@@ -201,3 +201,9 @@ def test_a_pin_naming_no_post_fails_the_build_naming_the_file_and_line(tmp_path)
     assert result.returncode != 0
     message = "posts/fullgraph.md:2: `related` names posts/gone.md, which is not a post of this site"
     assert message in result.stderr
+
+
+def test_material_google_fonts_are_off_so_no_page_waits_for_another_host(built):
+    for page in built.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        assert "fonts.googleapis.com" not in html and "fonts.gstatic.com" not in html, page

@@ -1,8 +1,8 @@
 """Audit a folder of built HTML: read each page's facts, apply the rules, add the site-wide checks.
 
 Works on any static site, not only ours: it reads files, not MkDocs objects. Site-wide rules compare
-pages with each other (duplicate titles and descriptions) and with the site's robots.txt and
-sitemap.xml.
+pages with each other (duplicate titles and descriptions, hreflang links that are not returned) and
+with the site's robots.txt and sitemap.xml.
 """
 
 from __future__ import annotations
@@ -65,6 +65,13 @@ _AUTHORED_HREFS = etree.XPath(
     ".//a[not(ancestor::*[contains(concat(' ', @class, ' '), ' md-post--excerpt ')])]/@href"
 )
 _H2 = etree.XPath(".//h2")
+_HREFLANG = etree.XPath("//head/link[@hreflang][translate(@rel, 'ALTERNATE', 'alternate')='alternate']")
+# What holds the first paint: stylesheets (unless for print) and scripts without async, defer or module.
+_BLOCKING = etree.XPath(
+    "//head/link[contains(concat(' ', translate(@rel, 'STYLESHEET', 'stylesheet'), ' '), ' stylesheet ')]"
+    "[@href][not(@disabled)][not(@media='print')]/@href"
+    " | //head/script[@src][not(@async)][not(@defer)][not(@type='module')]/@src"
+)
 _PARAGRAPHS = etree.XPath(".//p")
 
 
@@ -80,6 +87,7 @@ class PageResult:
     is_post: bool
     words: int
     findings: list[Finding] = field(default_factory=list)
+    hreflang: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def score(self) -> int:
@@ -154,6 +162,8 @@ def read_page(html: bytes, page: str) -> PageFacts:
             mark.drop_tree()
     facts.h1 = [_text(h) for h in _H1(doc)]
     facts.images = [(img.get("src", ""), img.get("alt")) for img in _IMAGES(doc)]
+    facts.hreflang = [(x.get("hreflang", "").strip(), x.get("href", "").strip()) for x in _HREFLANG(doc)]
+    facts.blocking = [str(url).strip() for url in _BLOCKING(doc)]
     facts.anchors = [(a.get("href"), _text(a)) for a in _ANCHORS(doc)]
     root = next((found[0] for xp in _CONTENT_ROOTS if (found := xp(doc))), doc)  # bodiless: the page
     for element in _NOT_TEXT(root):
@@ -216,13 +226,14 @@ def audit_site(site_dir: Path, pages: list[PageFacts] | None = None) -> AuditRep
             findings.extend(_robots_findings(facts, robots))
         results[facts.page] = PageResult(
             facts.page, facts.title, facts.description, facts.canonical, facts.noindex, facts.is_post,
-            facts.words, findings,
+            facts.words, findings, facts.hreflang,
         )  # fmt: skip
     for finding in links.findings(pages):
         results[finding.page].findings.append(finding)
     report = AuditReport(list(results.values()))
     _duplicates(report.pages, "title", rules.TITLE_DUPLICATE)
     _duplicates(report.pages, "description", rules.DESCRIPTION_DUPLICATE)
+    _not_reciprocal(report.pages)
     try:
         _noindex_in_sitemap(report.pages, site_dir)
     except SitemapError as exc:
@@ -252,6 +263,22 @@ def _duplicates(pages: list[PageResult], attr: str, rule: Rule) -> None:
         for page in group:
             others = ", ".join(o.page for o in group if o is not page)
             page.findings.append(rule.at(page.page, f"same {attr} as {others}"))
+
+
+def _not_reciprocal(pages: list[PageResult]) -> None:
+    """Both ends of each hreflang link between two audited pages must list each other."""
+    by_url = {p.canonical: p for p in pages if p.canonical and not p.noindex}
+    for page in by_url.values():
+        for tag, href in page.hreflang:
+            other = by_url.get(href)
+            if other is None or other is page:
+                continue  # not a page of this site (or of this build): nothing to compare
+            if page.canonical not in {url for _, url in other.hreflang}:
+                rule = rules.HREFLANG_NOT_RECIPROCAL
+                page.findings.append(rule.at(page.page, f"lists {other.page} as its {tag} version, "
+                                                        f"which does not list it back"))
+                other.findings.append(rule.at(other.page, f"{page.page} lists it as its {tag} version; "
+                                                          f"it does not list {page.page}"))
 
 
 def _noindex_in_sitemap(pages: list[PageResult], site_dir: Path) -> None:

@@ -55,6 +55,19 @@ GENERIC_LINK_TEXT = frozenset(
     }
 )  # fmt: skip
 CRAWLERS = ("*", "googlebot", "baiduspider", "bingbot")
+#: A BCP 47 tag as hreflang takes it: language, optional script and region (zh-CN, zh-Hans, en, es-419).
+HREFLANG = re.compile(r"^(?:x-default|[a-z]{2,3}(?:-[A-Z][a-z]{3})?(?:-(?:[A-Z]{2}|\d{3}))?)$", re.IGNORECASE)
+LANG_MIN_LETTERS = 50  # text shorter than this says too little about its language
+#: Google's structured-data guidance, per JSON-LD @type: the properties this audit requires (an error)
+#: and those Google recommends (a warning); "a.b" is property b of each value of a.
+GOOGLE_PROPERTIES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    **dict.fromkeys(
+        ("Article", "BlogPosting", "NewsArticle"),
+        (("headline", "datePublished", "author", "author.name"), ("author.url", "dateModified", "image")),
+    ),
+    "BreadcrumbList": (("itemListElement", "itemListElement.position", "itemListElement.name"), ()),
+    "WebSite": (("name", "url"), ()),
+}
 _BLOCKING = re.compile(r"\b(noindex|none)\b")
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
 
@@ -76,6 +89,8 @@ class PageFacts:
     h1: list[str] = field(default_factory=list)
     h2: list[str] = field(default_factory=list)
     images: list[tuple[str, str | None]] = field(default_factory=list)  # (src, alt)
+    hreflang: list[tuple[str, str]] = field(default_factory=list)  # (tag, href) of each hreflang link
+    blocking: list[str] = field(default_factory=list)  # URLs of render-blocking head stylesheets and scripts
     anchors: list[tuple[str | None, str]] = field(default_factory=list)  # every <a href>: (href, text)
     content_links: list[str] = field(default_factory=list)  # hrefs inside the article body
     authored_links: list[str] = field(default_factory=list)  # content_links minus list entries (excerpts)
@@ -124,6 +139,15 @@ class PageFacts:
         return parts[-1].removesuffix(".html") if parts else ""
 
 
+def _properties(which: int) -> str:
+    """GOOGLE_PROPERTIES' required (0) or recommended (1) properties, types with the same list together."""
+    by_list: dict[tuple[str, ...], list[str]] = {}
+    for kind, lists in GOOGLE_PROPERTIES.items():
+        if lists[which]:
+            by_list.setdefault(lists[which], []).append(kind)
+    return "; ".join(f"{'/'.join(kinds)}: {', '.join(props)}" for props, kinds in by_list.items())
+
+
 RULES = Registry()
 _rule = RULES.declare
 _PAGE, _INDEXABLE, _POSTS, _SITE = Scope.EVERY_PAGE, Scope.INDEXABLE, Scope.POSTS, Scope.SITE
@@ -136,7 +160,8 @@ TITLE_MISSING = _rule(
 TITLE_TOO_LONG = _rule(
     "title-too-long", WARNING, _PAGE, Topic.TITLE,
     f"title wider than {TITLE_MAX_WIDTH} units (≈{TITLE_MAX_WIDTH // 2} 汉字)",
-    "shorten the title, keyphrase first: engines cut the rest")
+    "shorten the title, keyphrase first, or the site name: the seo plugin keeps the site name and cuts "
+    "the page's part at a break, down to 20 units")
 TITLE_DUPLICATE = _rule(
     "title-duplicate", ERROR, _INDEXABLE, Topic.TITLE, "another indexable page has the same title",
     "give each page a title of its own")
@@ -252,9 +277,36 @@ OG_MISSING = _rule(
     "give the page a title and description; the seo plugin writes Open Graph tags")
 JSONLD_INVALID = _rule(
     "jsonld-invalid", ERROR, _PAGE, Topic.OTHER,
-    "JSON-LD does not parse, has no `@type`/`@context`, or a BlogPosting lacks headline, datePublished "
-    "or author",
+    "JSON-LD does not parse, has no `@type`/`@context`, or lacks a property this audit requires: "
+    + _properties(0),
     "fix the template or theme override that writes it")
+JSONLD_RECOMMENDED_MISSING = _rule(
+    "jsonld-recommended-missing", WARNING, _PAGE, Topic.OTHER,
+    "JSON-LD lacks a property Google's guidance recommends: " + _properties(1),
+    "set `seo_author_url` (author.url); give the post a date and an image (the seo plugin draws a card)")
+HREFLANG_INVALID = _rule(
+    "hreflang-invalid", ERROR, _INDEXABLE, Topic.OTHER,
+    "an hreflang value is not a language tag (`zh-CN`, `en`, `x-default`; not `zh_CN`), "
+    "its href is not absolute, or one tag names two URLs",
+    "declare `lang` in front matter with a BCP 47 tag; the seo plugin writes the links")
+HREFLANG_MISSING = _rule(
+    "hreflang-missing", WARNING, _INDEXABLE, Topic.OTHER,
+    "the page lists language versions with hreflang but not itself",
+    "list every version, this one included (the seo plugin does, from `translation_of`)")
+HREFLANG_NOT_RECIPROCAL = _rule(
+    "hreflang-not-reciprocal", ERROR, _INDEXABLE, Topic.OTHER,
+    "a page of the site lists another as a language version, and that page does not list it back "
+    "(Google ignores the pair)",
+    "join the two with `translation_of` in the translation's front matter")
+LANG_MISMATCH = _rule(
+    "lang-mismatch", WARNING, _INDEXABLE, Topic.OTHER,
+    f"`<html lang>` says Chinese and the text is not, or the reverse (at least {LANG_MIN_LETTERS} letters)",
+    "set the page's `lang` in front matter (a translation: `lang: en`)")
+RENDER_BLOCKING_THIRD_PARTY = _rule(
+    "render-blocking-third-party", ERROR, _PAGE, Topic.OTHER,
+    "the head loads a stylesheet, or a script without `async`/`defer`, from another host: the page "
+    "waits for it, and hosts such as fonts.googleapis.com stall or fail in mainland China",
+    "serve it from the site (self-host the font or script), load it async, or drop it (`theme.font: false`)")
 PLACEHOLDER_UNFILLED = _rule(
     "placeholder-unfilled", ERROR, _INDEXABLE, Topic.OTHER,
     f"the title, description or keywords still hold `blog new`'s placeholder {PLACEHOLDER}",
@@ -357,7 +409,7 @@ def check_open_graph(p: PageFacts) -> Iterator[Finding]:
         yield OG_MISSING.at(p.page, f"missing Open Graph tags: {', '.join(missing)}")
 
 
-@RULES.check(JSONLD_INVALID)
+@RULES.check(JSONLD_INVALID, JSONLD_RECOMMENDED_MISSING)
 def check_jsonld(p: PageFacts) -> Iterator[Finding]:
     for block in p.jsonld:
         try:
@@ -372,10 +424,69 @@ def check_jsonld(p: PageFacts) -> Iterator[Finding]:
                 continue
             if not isinstance(data, list) and "@context" not in item:
                 yield JSONLD_INVALID.at(p.page, "JSON-LD has no @context")
-            if item["@type"] in ("BlogPosting", "Article"):
-                missing = [k for k in ("headline", "datePublished", "author") if not item.get(k)]
-                if missing:
-                    yield JSONLD_INVALID.at(p.page, f"{item['@type']} lacks {', '.join(missing)}")
+            kind = str(item["@type"])
+            required, recommended = GOOGLE_PROPERTIES.get(kind, ((), ()))
+            if missing := [path for path in required if not _has(item, path)]:
+                yield JSONLD_INVALID.at(p.page, f"{kind} lacks {', '.join(missing)}")
+            if missing := [path for path in recommended if not _has(item, path)]:
+                yield JSONLD_RECOMMENDED_MISSING.at(p.page, f"{kind} lacks {', '.join(missing)}")
+
+
+def _has(item: object, path: str) -> bool:
+    """Whether `item` has a non-empty value at `path` ("author.url": every author has a url)."""
+    name, _, rest = path.partition(".")
+    value = item.get(name) if isinstance(item, dict) else None
+    if value in (None, "", [], {}):
+        return False
+    if not rest:
+        return True
+    values = value if isinstance(value, list) else [value]
+    return all(_has(v, rest) for v in values)
+
+
+@RULES.check(HREFLANG_INVALID, HREFLANG_MISSING)
+def check_hreflang(p: PageFacts) -> Iterator[Finding]:
+    """Each hreflang link names a language tag and an absolute URL; the page lists itself among them."""
+    if not p.hreflang:
+        return
+    urls: dict[str, set[str]] = {}
+    for tag, href in p.hreflang:
+        parts = urlsplit(href)
+        if not HREFLANG.match(tag):
+            yield HREFLANG_INVALID.at(p.page, f"hreflang={tag!r} is not a language tag (zh-CN, en)")
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            yield HREFLANG_INVALID.at(p.page, f"hreflang={tag!r} names {href!r}, not an absolute URL")
+        urls.setdefault(tag.lower(), set()).add(href)
+    for tag, hrefs in sorted(urls.items()):
+        if len(hrefs) > 1:
+            named = ", ".join(sorted(hrefs))
+            yield HREFLANG_INVALID.at(p.page, f"hreflang={tag!r} names {len(hrefs)} URLs: {named}")
+    if p.canonical and p.canonical not in {href for _, href in p.hreflang}:
+        yield HREFLANG_MISSING.at(p.page, f"its hreflang links do not list the page itself ({p.canonical})")
+
+
+@RULES.check(LANG_MISMATCH)
+def check_lang_matches_text(p: PageFacts) -> Iterator[Finding]:
+    """`<html lang>` agrees with the script of the text: Chinese pages are written in Chinese."""
+    letters = sum(1 for c in p.body if c.isalpha())
+    if not p.lang or letters < LANG_MIN_LETTERS:
+        return
+    primary = p.lang.split("-")[0].lower()
+    chinese = text.is_chinese(p.body)
+    if primary == "zh" and not chinese:
+        yield LANG_MISMATCH.at(p.page, f'<html lang="{p.lang}"> but the text is not Chinese')
+    elif primary not in ("zh", "ja", "ko") and chinese:
+        yield LANG_MISMATCH.at(p.page, f'<html lang="{p.lang}"> but the text is Chinese')
+
+
+@RULES.check(RENDER_BLOCKING_THIRD_PARTY)
+def check_render_blocking(p: PageFacts) -> Iterator[Finding]:
+    """Stylesheets and synchronous scripts in the head hold the first paint until they arrive."""
+    site = urlsplit(p.canonical or p.og.get("og:url", "")).netloc.lower()
+    for url in p.blocking:
+        host = urlsplit(url).netloc.lower()
+        if host and host != site:
+            yield RENDER_BLOCKING_THIRD_PARTY.at(p.page, f"the head waits for {url} from {host}")
 
 
 @RULES.check(ROBOTS_BLOCKS_CRAWLER)
