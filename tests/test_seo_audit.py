@@ -214,3 +214,25 @@ def test_inline_code_is_text_and_code_blocks_and_permalinks_are_not():
     assert facts.h2 == ["原因"]
     assert facts.intro == "打开 fullgraph=True 之后再测。"
     assert "import" not in facts.body and "¶" not in facts.body and "#" not in facts.body
+
+
+FORMULAS = (
+    "<p>伯努利数 \\(B_n\\) 是一个有理数序列：\\(S_{m}(n)=\\sum_{k=0}^{n-1} k^m = \\frac{1}{m+1}"
+    "\\sum_{j=0}^{m} \\binom{m+1}{j} B_j n^{m+1-j}\\)，其中 \\(B_0=1, B_1=-\\frac{1}{2}\\)。</p>"
+)
+ENGLISH = "<p>" + "This page is written in English and says nothing in Chinese at all. " * 4 + "</p>"
+
+
+@pytest.mark.parametrize(("lang", "body", "mismatch"), [
+    ("zh-CN", FORMULAS * 3, False),  # letters of formulas outnumber 汉字; words do not
+    ("zh-CN", ENGLISH, True),
+    ("en", ENGLISH + FORMULAS, False),  # an English page may quote Chinese
+    ("en", seo_pages.PADDING, True),
+])  # fmt: skip
+def test_lang_mismatch_weighs_ideographs_against_words_not_letters(lang, body, mismatch):
+    from perfblog.seo.audit import read_page
+    from perfblog.seo.rules import check_lang_matches_text
+
+    html = f'<html lang="{lang}"><head><title>t</title></head><body><article>{body}</article></body></html>'
+    found = list(check_lang_matches_text(read_page(html.encode(), "p.html")))
+    assert bool(found) is mismatch, found

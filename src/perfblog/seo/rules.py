@@ -58,6 +58,8 @@ CRAWLERS = ("*", "googlebot", "baiduspider", "bingbot")
 #: A BCP 47 tag as hreflang takes it: language, optional script and region (zh-CN, zh-Hans, en, es-419).
 HREFLANG = re.compile(r"^(?:x-default|[a-z]{2,3}(?:-[A-Z][a-z]{3})?(?:-(?:[A-Z]{2}|\d{3}))?)$", re.IGNORECASE)
 LANG_MIN_LETTERS = 50  # text shorter than this says too little about its language
+# han_share bounds: below, a page is not Chinese; above, it is (formulas and code names sit between)
+NOT_CHINESE_BELOW, CHINESE_ABOVE = 0.1, 0.5
 #: Google's structured-data guidance, per JSON-LD @type: the properties this audit requires (an error)
 #: and those Google recommends (a warning); "a.b" is property b of each value of a.
 GOOGLE_PROPERTIES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
@@ -300,7 +302,9 @@ HREFLANG_NOT_RECIPROCAL = _rule(
     "join the two with `translation_of` in the translation's front matter")
 LANG_MISMATCH = _rule(
     "lang-mismatch", WARNING, _INDEXABLE, Topic.OTHER,
-    f"`<html lang>` says Chinese and the text is not, or the reverse (at least {LANG_MIN_LETTERS} letters)",
+    f"`<html lang>` says Chinese and ideographs are under {NOT_CHINESE_BELOW:.0%} of the text's "
+    f"ideographs and Latin words, or another language and over {CHINESE_ABOVE:.0%} "
+    f"(texts of {LANG_MIN_LETTERS}+ letters)",
     "set the page's `lang` in front matter (a translation: `lang: en`)")
 RENDER_BLOCKING_THIRD_PARTY = _rule(
     "render-blocking-third-party", ERROR, _PAGE, Topic.OTHER,
@@ -472,11 +476,13 @@ def check_lang_matches_text(p: PageFacts) -> Iterator[Finding]:
     if not p.lang or letters < LANG_MIN_LETTERS:
         return
     primary = p.lang.split("-")[0].lower()
-    chinese = text.is_chinese(p.body)
-    if primary == "zh" and not chinese:
-        yield LANG_MISMATCH.at(p.page, f'<html lang="{p.lang}"> but the text is not Chinese')
-    elif primary not in ("zh", "ja", "ko") and chinese:
-        yield LANG_MISMATCH.at(p.page, f'<html lang="{p.lang}"> but the text is Chinese')
+    share = text.han_share(p.body)
+    if primary == "zh" and share < NOT_CHINESE_BELOW:
+        yield LANG_MISMATCH.at(p.page, f'<html lang="{p.lang}"> but the text is not Chinese '
+                                       f"({share:.0%} ideographs among ideographs and words)")
+    elif primary not in ("zh", "ja", "ko") and share > CHINESE_ABOVE:
+        yield LANG_MISMATCH.at(p.page, f'<html lang="{p.lang}"> but the text is Chinese '
+                                       f"({share:.0%} ideographs among ideographs and words)")
 
 
 @RULES.check(RENDER_BLOCKING_THIRD_PARTY)

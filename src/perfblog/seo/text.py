@@ -161,6 +161,17 @@ def default_segmenter() -> Segmenter:
     return Segmenter()
 
 
+_LATIN_WORD = re.compile(r"[A-Za-z]+")
+
+
+def han_share(text: str) -> float:
+    """Ideographs as a share of ideographs plus Latin words: one 汉字 weighs about one English word, so
+    technical Chinese full of identifiers and formulas stays well above what an English page reaches."""
+    han = sum(1 for c in text if "\u4e00" <= c <= "\u9fff" or "\u3400" <= c <= "\u4dbf")
+    words = len(_LATIN_WORD.findall(text))
+    return han / (han + words) if han + words else 0.0
+
+
 def is_chinese(text: str, threshold: float = 0.2) -> bool:
     """Whether ideographs make up at least `threshold` of the letters and ideographs in `text`."""
     han = sum(1 for c in text if "\u4e00" <= c <= "\u9fff" or "\u3400" <= c <= "\u4dbf")
