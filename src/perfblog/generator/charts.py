@@ -7,9 +7,9 @@ carries the record's alt text as ``<title>``/``<desc>`` for screen readers and s
 from __future__ import annotations
 
 import hashlib
-import html
 import math
 
+from perfblog.generator import sanitize
 from perfblog.generator.result import ChartRecord
 
 WIDTH, HEIGHT = 640, 360
@@ -24,7 +24,7 @@ def svg(record: ChartRecord) -> str:
     top, ticks = _nice_max(max((v for vs in series.values() for v in vs), default=1.0))
     # Ids unique per chart on a page, and stable: the hash of the record as stored.
     uid = "c" + hashlib.sha1(repr(sorted(record.to_json().items())).encode()).hexdigest()[:8]
-    esc = html.escape
+    esc = sanitize.text  # labels come from a result file: inert text
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
         f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '

@@ -8,17 +8,15 @@ an allow-list of harmless tags); every block embed ends with a visible provenanc
 from __future__ import annotations
 
 import ast
-import html
 import posixpath
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from html.parser import HTMLParser
 from typing import Any, TypeVar
 
 import jinja2
 
-from perfblog.generator import charts
+from perfblog.generator import charts, sandbox, sanitize
 from perfblog.generator.errors import EmbedError, GeneratorError
 from perfblog.generator.resolve import Status
 from perfblog.generator.result import (
@@ -35,6 +33,9 @@ from perfblog.generator.result import (
 from perfblog.generator.snippet import Snippet
 
 R = TypeVar("R", ValueRecord, TableRecord, ChartRecord)
+
+#: Every piece of text from a result goes on the page through this (see ``sanitize.text``).
+inert = sanitize.text
 
 #: Only pages containing this are rendered by Jinja.
 MARKER = "<%"
@@ -55,9 +56,10 @@ Lookup = Callable[[str, str], Resolved]
 ImageUrl = Callable[[str, str, str, str], str]
 
 
-def environment() -> jinja2.Environment:
-    """The one Jinja environment of a build: strict about undefined names, no autoescape (we escape)."""
-    return jinja2.Environment(
+def environment() -> sandbox.EmbedSandbox:
+    """The one template environment of a build: the embed sandbox, strict about undefined names, no
+    autoescape (each embed makes its own output inert, see ``sanitize``)."""
+    return sandbox.EmbedSandbox(
         block_start_string="<%", block_end_string="%>",
         variable_start_string="<%=", variable_end_string="%>",
         comment_start_string="<%#", comment_end_string="%>",
@@ -73,20 +75,24 @@ class Renderer:
         self.env = environment()
         self.lookup = lookup
         self.image_url = image_url or (lambda stem, cls, name, url: f"{stem}/{cls}-files/{name}")
+        self.media = sanitize.Media()  # data: images of sanitized displays, for the build to write
 
     def render_jinja(self, markdown: str, post: str, line_offset: int = 0,
                      embeds: _Embeds | None = None) -> str:
         """Render through a compiled Jinja template (statements, expressions, filters: everything)."""
         embeds = embeds or _Embeds(self, post, "")
         try:
-            code = self.env.compile(_indent_expressions(markdown), name=post, filename=post)
+            parsed = sandbox.check(self.env.parse(_indent_expressions(markdown), name=post, filename=post))
         except jinja2.TemplateSyntaxError as exc:
             raise EmbedError(f"{post}:{(exc.lineno or 0) + line_offset}: embed syntax error: {exc.message}"
                              ) from exc
+        except sandbox.TemplateRefused as exc:
+            raise EmbedError(f"{post}:{exc.lineno + line_offset}: {exc}") from exc
+        code = self.env.compile(parsed, name=post, filename=post)
         template = self.env.template_class.from_code(self.env, code, self.env.make_globals(None), None)
         try:
-            return template.render(**embeds.functions(), _indent=indent)
-        except (GeneratorError, jinja2.TemplateError, TypeError, ValueError) as exc:
+            return sandbox.render(template, {**embeds.functions(), "_indent": indent})
+        except (GeneratorError, jinja2.TemplateError, TypeError, ValueError, OverflowError) as exc:
             line = _template_line(exc, post)
             raise _embed_error(exc, post, line + line_offset if line else None) from exc
 
@@ -112,7 +118,7 @@ class Renderer:
             name, args, kwargs = tag.call
             try:
                 out.append(indent(functions[name](*args, **kwargs), tag.indent))
-            except (GeneratorError, TypeError, ValueError) as exc:
+            except (GeneratorError, TypeError, ValueError, OverflowError) as exc:
                 line = markdown.count("\n", 0, tag.start) + 1
                 raise _embed_error(exc, post, line + line_offset) from exc
         out.append(markdown[pos:])
@@ -290,15 +296,20 @@ class _Embeds:
         for mime in ("image/png", "image/jpeg", "image/svg+xml", "image/gif"):
             if mime in data:
                 url = self.r.image_url(res.snippet.stem, res.status.device_class, data[mime], self.page_url)
-                alt = html.escape(f"output of {res.snippet.stem} · {cell}")
-                return f'<p class="snippet-image"><img src="{html.escape(url)}" alt="{alt}"></p>'
+                alt = inert(f"output of {res.snippet.stem} · {cell}")
+                return f'<p class="snippet-image"><img src="{inert(url)}" alt="{alt}"></p>'
         if "text/html" in data:
-            return f'<div class="snippet-html">{sanitize_html(data["text/html"])}</div>'
+            return f'<div class="snippet-html">{self._sanitizer().html(data["text/html"])}</div>'
         if "text/markdown" in data:
-            return data["text/markdown"].replace("<", "&lt;")
+            return f'<div class="snippet-markdown">{self._sanitizer().markdown(data["text/markdown"])}</div>'
         if "text/plain" in data:
             return _fence(data["text/plain"], "text")
         return ""
+
+    def _sanitizer(self) -> sanitize.Sanitizer:
+        """The allow-list sanitizer, its data: images addressed from this page."""
+        return sanitize.Sanitizer(self.r.media, lambda name: site_relative(f"{sanitize.Media.FOLDER}/{name}",
+                                                                           self.page_url))
 
     def table(self, snippet: str, name: str, fmt: str = "") -> str:
         """A recorded table as a Markdown table; ``fmt`` formats its numbers (default: as recorded)."""
@@ -311,7 +322,7 @@ class _Embeds:
         rows = ["| " + " | ".join(_cell_text(v, fmt) for v in row) + " |" for row in rec.rows]
         caption = ""
         if rec.caption:
-            caption = f'<p class="snippet-caption">{html.escape(rec.caption)}</p>\n\n'
+            caption = f'<p class="snippet-caption">{inert(rec.caption)}</p>\n\n'
         return _block(caption + "\n".join([head, rule, *rows]), footer(res))
 
     def chart(self, snippet: str, name: str) -> str:
@@ -320,7 +331,7 @@ class _Embeds:
         rec = self._record(res, ChartRecord, name)
         if rec is None:
             return _block(_placeholder(res, f"chart {res.snippet.stem} · {name}"), footer(res))
-        caption = f"<figcaption>{html.escape(rec.title)}</figcaption>" if rec.title else ""
+        caption = f"<figcaption>{inert(rec.title)}</figcaption>" if rec.title else ""
         return f'\n<figure class="snippet-chart">{charts.svg(rec)}{caption}</figure>\n\n{footer(res)}\n'
 
     def value(self, snippet: str, name: str, fmt: str = "") -> str:
@@ -328,11 +339,11 @@ class _Embeds:
         res = self._get(snippet)
         rec, result = self._record(res, ValueRecord, name), res.status.result
         if rec is None or result is None:
-            label = html.escape(f"{res.snippet.stem}.{name}")
+            label = inert(f"{res.snippet.stem}.{name}")
             state = "off" if not res.show_outputs else res.status.state
             return f'<span class="snippet-value snippet-{state}" title="{state}">[{label}]</span>'
         try:
-            text = format(rec.value, fmt)
+            text = format(rec.value, checked_format(fmt))
         except (ValueError, TypeError) as exc:
             raise EmbedError(f"value '{name}' of snippet '{snippet}' ({rec.value!r}) "
                              f"cannot take format {fmt!r}: {exc}") from exc
@@ -345,7 +356,7 @@ class _Embeds:
             classes += " snippet-stale"
             title = f"stale: {res.status.why} · {title}"
             mark = '<sup class="snippet-stale-mark">stale</sup>'
-        return f'<span class="{classes}" title="{html.escape(title)}">{html.escape(text)}</span>{mark}'
+        return f'<span class="{classes}" title="{inert(title)}">{inert(text)}</span>{mark}'
 
     def provenance(self, snippet: str) -> str:
         """The snippet's provenance line on its own."""
@@ -390,15 +401,15 @@ def provenance_line(result: Result, full: bool = False) -> str:
 def footer(res: Resolved, what: str = "") -> str:
     """The visible provenance line that ends every block embed (with a stale mark when stale)."""
     status = res.status
-    lead = f"{html.escape(what)} · " if what else ""
+    lead = f"{inert(what)} · " if what else ""
     if not res.show_outputs:
         return f'<p class="snippet-provenance snippet-off">{lead}draft preview: outputs off</p>'
     if status.result is None:
         return f'<p class="snippet-provenance snippet-missing">{lead}no result yet</p>'
-    line = html.escape(provenance_line(status.result))
-    title = html.escape(provenance_line(status.result, full=True))
+    line = inert(provenance_line(status.result))
+    title = inert(provenance_line(status.result, full=True))
     if status.state == "stale":
-        why = html.escape(status.why)
+        why = inert(status.why)
         return (f'<p class="snippet-provenance snippet-stale" title="{title}">'
                 f'<strong class="snippet-stale-mark">stale</strong> ({why}) · {lead}{line}</p>')
     return f'<p class="snippet-provenance" title="{title}">{lead}{line}</p>'
@@ -409,7 +420,7 @@ def _placeholder(res: Resolved, what: str) -> str:
         text = f"{what}: not shown (exec_mode off)"
     else:
         text = f"{what}: missing result ({res.status.why})"
-    return f'<p class="snippet-placeholder">{html.escape(text)}</p>'
+    return f'<p class="snippet-placeholder">{inert(text)}</p>'
 
 
 def _block(body: str, foot: str) -> str:
@@ -423,9 +434,10 @@ def _error(out: ErrorOutput) -> str:
 
 
 def _folded(css_class: str, label: str, text: str) -> str:
-    """Text kept on the page but closed by default (raw HTML: it needs no Markdown extension)."""
-    return (f'<details class="{css_class}"><summary>{html.escape(label)}</summary>'
-            f"<pre><code>{html.escape(text)}</code></pre></details>")
+    """Text kept on the page but closed by default: raw HTML on one line (its newlines are character
+    references), so it needs no Markdown extension and reads the same inside a list or admonition."""
+    return (f'<details class="{css_class}"><summary>{inert(label)}</summary>'
+            f"<pre><code>{inert(text)}</code></pre></details>")
 
 
 def _fence(text: str, lang: str) -> str:
@@ -439,65 +451,39 @@ def _cell_text(value: Any, fmt: str) -> str:
         return ""
     if fmt and isinstance(value, (int, float)) and not isinstance(value, bool):
         try:
-            value = format(value, fmt)
+            value = format(value, checked_format(fmt))
         except ValueError as exc:
             raise EmbedError(f"table format {fmt!r} does not apply to {value!r}: {exc}") from exc
-    text = html.escape(str(value), quote=False)
-    return text.replace("|", "\\|").replace("\n", "<br>")
+    return "<br>".join(inert(line) for line in str(value).split("\n"))
+
+
+#: Python's format-spec mini-language (``.2f``, ``>8,``, ``+.1%``), parsed to bound width and precision.
+_FORMAT_SPEC = re.compile(r"(?:.?[<>=^])?[-+ ]?z?#?0?(?P<width>\d*)[,_]?(?:\.(?P<precision>\d+))?"
+                          r"[bcdeEfFgGnosxX%]?")
+MAX_FORMAT_WIDTH = 64
+MAX_FORMAT_PRECISION = 30
+
+
+def checked_format(fmt: str) -> str:
+    """``fmt`` when it is a format spec of a sane size; ValueError otherwise (a page cannot balloon)."""
+    if not isinstance(fmt, str):
+        raise ValueError(f"a format must be a string like '.2f', not {fmt!r}")
+    found = _FORMAT_SPEC.fullmatch(fmt)
+    if found is None:
+        raise ValueError(f"{fmt!r} is not a format spec like '.2f' or ',.0f'")
+    width, precision = int(found["width"] or 0), int(found["precision"] or 0)
+    if width > MAX_FORMAT_WIDTH or precision > MAX_FORMAT_PRECISION:
+        raise ValueError(f"format {fmt!r}: width at most {MAX_FORMAT_WIDTH}, precision at most "
+                         f"{MAX_FORMAT_PRECISION}")
+    return fmt
 
 
 def image_url(stem: str, device_class: str, name: str, page_url: str) -> str:
     """URL of a copied result image (site/_snippets/...), relative to the page's URL."""
-    target = f"_snippets/{stem}/{device_class}-files/{name}"
+    return site_relative(f"_snippets/{stem}/{device_class}-files/{name}", page_url)
+
+
+def site_relative(target: str, page_url: str) -> str:
+    """The URL of ``target`` (a path from the site's root) relative to the page at ``page_url``."""
     base = page_url if page_url.endswith("/") or not page_url else posixpath.dirname(page_url) + "/"
     return posixpath.relpath(target, base.rstrip("/") or ".")
-
-
-_ALLOWED_TAGS = {"table", "thead", "tbody", "tfoot", "tr", "th", "td", "caption", "b", "i", "em",
-                 "strong", "code", "pre", "p", "br", "span", "div", "ul", "ol", "li", "h1", "h2", "h3",
-                 "h4", "h5", "h6", "sub", "sup", "small", "hr"}
-_ALLOWED_ATTRS = {"class", "colspan", "rowspan", "align", "title"}
-_VOID = {"br", "hr"}
-
-
-class _Sanitizer(HTMLParser):
-    """Keep harmless structure (tables, emphasis); escape every other tag so it shows as text."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.out: list[str] = []
-        self.open: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in _ALLOWED_TAGS:
-            kept = "".join(f' {k}="{html.escape(v or "")}"' for k, v in attrs if k in _ALLOWED_ATTRS)
-            self.out.append(f"<{tag}{kept}>")
-            if tag not in _VOID:
-                self.open.append(tag)
-        else:
-            self.out.append(html.escape(self.get_starttag_text() or f"<{tag}>"))
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in _ALLOWED_TAGS and tag in self.open:
-            while self.open:
-                top = self.open.pop()
-                self.out.append(f"</{top}>")
-                if top == tag:
-                    break
-        elif tag not in _VOID:
-            self.out.append(html.escape(f"</{tag}>"))
-
-    def handle_data(self, data: str) -> None:
-        self.out.append(html.escape(data, quote=False))
-
-    def result(self) -> str:
-        self.close()
-        return "".join(self.out) + "".join(f"</{t}>" for t in reversed(self.open))
-
-
-def sanitize_html(text: str) -> str:
-    """A snippet's HTML display reduced to safe tags; scripts, styles and handlers appear as text."""
-    parser = _Sanitizer()
-    parser.feed(text)
-    # Blank lines would end the raw HTML block in Markdown.
-    return re.sub(r"\n\s*\n", "\n", parser.result())
