@@ -51,7 +51,7 @@ def result(snip: snippet.Snippet, prov: dict[str, Any], **extra: Any) -> Result:
                 {"type": "display", "data": {"text/html": '<table><tr><td onclick="x()">1</td></tr></table>'
                                                           "<script>steal()</script>",
                                              "text/plain": "table"}},
-                {"type": "display", "data": {"image/png": "abc123.png", "text/plain": "<Figure>"}},
+                {"type": "display", "data": {"image/png": "0123456789abcdef.png", "text/plain": "<Figure>"}},
             ]},
             {"name": "boom", "source": "", "wall_s": 0.1, "raises": True, "hide": False, "line": 7,
              "outputs": [
@@ -120,7 +120,8 @@ def test_snippet_output_cannot_inject_html(snip) -> None:
     assert "steal" not in page
     assert "onclick" not in page and "<td>1</td>" in page  # harmless structure survives
     assert "```" in page  # a fence in the output cannot end the block early
-    assert '<img src="demo/cuda-nvidia-h200-files/abc123.png" alt="output of demo · bench">' in unescape(page)
+    image = '<img src="demo/cuda-nvidia-h200-files/0123456789abcdef.png" alt="output of demo · bench">'
+    assert image in unescape(page)
 
 
 def test_expected_error_of_a_raises_cell_is_shown_escaped(snip) -> None:

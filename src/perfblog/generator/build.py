@@ -11,10 +11,12 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from perfblog.generator import render
+from perfblog.core.fsio import atomic_write
+from perfblog.generator import render, sanitize
 from perfblog.generator.engine import Engine
 from perfblog.generator.report import BuildReport, Entry
 from perfblog.generator.resolve import Status
+from perfblog.generator.result import IMAGE_NAME
 
 log = logging.getLogger("mkdocs.plugins.snippets")
 
@@ -113,8 +115,9 @@ class Build:
                 continue
             source = self.engine.store.files_dir(resolved.snippet.stem, resolved.status.device_class)
             if source.is_dir():
-                target = site_dir / "_snippets" / resolved.snippet.stem / source.name
-                shutil.copytree(source, target, dirs_exist_ok=True)
+                publish_images(source, site_dir / "_snippets" / resolved.snippet.stem / source.name)
+        for name, blob in self.renderer.media.files.items():
+            atomic_write(site_dir / sanitize.Media.FOLDER / name, blob)
         shutil.copyfile(Path(__file__).with_name("snippets.css"), _mkdir(site_dir / STYLESHEET))
         path = self.project_dir / report_path if report_path else site_dir / "_snippets" / "report.json"
         self.report.write(path)
@@ -128,6 +131,23 @@ class Build:
             return path.resolve().relative_to(self.project_dir).as_posix()
         except ValueError:
             return str(path)
+
+
+def publish_images(source: Path, target: Path) -> None:
+    """Copy a result's images into the site: regular files with content-addressed names only (never a
+    symlink, which could publish any file of the build machine), SVG files cleaned of scripts."""
+    for path in sorted(source.iterdir()):
+        if path.is_symlink() or not path.is_file() or not IMAGE_NAME.fullmatch(path.name):
+            log.warning("snippets: %s is not a result image; it is not published", path)
+            continue
+        data = path.read_bytes()
+        if path.suffix == ".svg":
+            cleaned = sanitize.svg(data)
+            if cleaned is None:
+                log.warning("snippets: %s is not an SVG document; it is not published", path)
+                continue
+            data = cleaned
+        atomic_write(target / path.name, data)
 
 
 def _mkdir(path: Path) -> Path:

@@ -16,7 +16,7 @@ from mkdocs.plugins import BasePlugin
 
 from perfblog.core import project
 from perfblog.core.conventions import EMBEDS_META
-from perfblog.generator import render
+from perfblog.generator import render, sanitize
 from perfblog.generator.build import STYLESHEET, Build
 from perfblog.generator.config import SnippetsConfig, settings_of
 from perfblog.generator.engine import Engine
@@ -69,6 +69,9 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         rendered = _guard(lambda: build.render_page(markdown, page.file.abs_src_path, page.url))
         page.meta[EMBEDS_META] = build.embedded(page.file.abs_src_path)  # the seo plugin dates pages by them
         return rendered
+
+    def on_page_content(self, html: str, page: Any, config: Any, files: Any) -> str:
+        return sanitize.readable(html) if page.meta.get(EMBEDS_META) else html
 
     def on_post_build(self, config: Any) -> None:
         if self.build is None:

@@ -13,6 +13,7 @@ rewrites the stored ones once, so committed results stay in one format.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -137,6 +138,12 @@ class StreamOutput:
         return {"type": self.TYPE, "name": self.name, "text": self.text}
 
 
+#: Image outputs are stored as files beside the result, by MIME type, named by a hash of their bytes.
+IMAGES = {"image/png": "png", "image/jpeg": "jpg", "image/svg+xml": "svg", "image/gif": "gif"}
+#: The only names an image file may have (a result file cannot point a page at another path).
+IMAGE_NAME = re.compile(r"[0-9a-f]{16}\.(?:png|jpg|svg|gif)")
+
+
 @dataclass(frozen=True)
 class DisplayOutput:
     """A rich display: MIME type -> text, or for an image the name of its file beside the result."""
@@ -146,7 +153,12 @@ class DisplayOutput:
 
     @classmethod
     def read(cls, r: _Reader) -> DisplayOutput:
-        return cls(data=r.mapping("data", str))
+        data = r.mapping("data", str)
+        for mime, ext in IMAGES.items():
+            if mime in data and not (IMAGE_NAME.fullmatch(data[mime]) and data[mime].endswith(f".{ext}")):
+                raise ResultFormatError(f"{r.path('data')}.{mime}",
+                                        f"expected an image file name like 0123456789abcdef.{ext}")
+        return cls(data=data)
 
     def to_json(self) -> dict[str, Any]:
         return {"type": self.TYPE, "data": dict(self.data)}

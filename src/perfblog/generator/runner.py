@@ -29,6 +29,7 @@ from perfblog.generator.device import DeviceKind
 from perfblog.generator.errors import ResultFormatError
 from perfblog.generator.record import MIME as RECORD_MIME
 from perfblog.generator.result import (
+    IMAGES,
     RECORDS,
     CellResult,
     DisplayOutput,
@@ -46,7 +47,6 @@ from perfblog.generator.target import DEVICE_ENV
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 _CELL_LINE = re.compile(r"Cell In\[\d+\], line (\d+)")
 _CELL_FILE = re.compile(r"""[^\s"']*ipykernel_\d+/\d+\.py""")  # IPython's file for one cell of one run
-_IMAGES = {"image/png": "png", "image/jpeg": "jpg", "image/svg+xml": "svg", "image/gif": "gif"}
 _TEXTS = ("text/markdown", "text/html", "text/plain")
 _KERNEL_NAME = "blog-python"
 
@@ -256,7 +256,7 @@ class _Run:
     def _display(self, data: dict[str, Any]) -> dict[str, str]:
         """The MIME bundle kept: the first image (stored as a file named by its hash) and the texts."""
         display: dict[str, str] = {}
-        for mime, ext in _IMAGES.items():
+        for mime, ext in IMAGES.items():
             if mime in data:
                 payload = data[mime]
                 blob = payload.encode() if ext == "svg" else _b64(payload)

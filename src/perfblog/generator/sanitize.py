@@ -92,6 +92,20 @@ def text(value: object) -> str:
     return str(value).translate(_INERT)
 
 
+#: The references ``text`` made that HTML itself never needs (all but < > & " '), for ``readable``.
+_NEEDLESS_CODES = "|".join(str(ord(c)) for c in string.punctuation + "\n\t" if c not in "<>&\"'")
+_NEEDLESS = re.compile(f"&#({_NEEDLESS_CODES});")
+
+
+def readable(html: str) -> str:
+    """Rendered HTML with the references ``text`` made for Markdown's sake turned back into characters.
+
+    Only after Markdown has run: then ``*`` or ``{`` are plain characters of HTML, and the page's source
+    (and anything reading it) sees ``3.33``, not ``3&#46;33``.
+    """
+    return _NEEDLESS.sub(lambda m: chr(int(m.group(1))), html)
+
+
 # --- HTML ----------------------------------------------------------------------------------------------
 
 
@@ -145,8 +159,8 @@ class Sanitizer:
                 made = self.media.add(value)
                 return self.media_url(made) if made else None
             return None  # remote or relative sources: the page would load something the result chose
-        if name == "href" and value.lower().startswith("data:"):
-            return None
+        if name == "href":  # links out of the site, or within the display; nothing relative to the page
+            return value if value.lower().startswith(("http://", "https://", "mailto:", "#")) else None
         return value
 
     def html(self, fragment: str) -> str:
