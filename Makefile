@@ -15,7 +15,7 @@ export NO_MKDOCS_2_WARNING := 1
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[test,google]'
+	$(BIN)/pip install -q -e '.[test,google,examples]'
 	touch $(STAMP)
 
 site: $(STAMP) fonts

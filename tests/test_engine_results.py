@@ -48,9 +48,27 @@ def test_a_committed_result_reads_and_writes_back_byte_for_byte(path: Path) -> N
     assert Result.from_json(result.to_json()) == result
 
 
+def version_1(current: dict[str, Any]) -> dict[str, Any]:
+    """``current`` as version 1 wrote it: no cell tags, no display metadata (none were recorded)."""
+    older = copy.deepcopy(current)
+    older["schema"] = 1
+    for cell in older["cells"]:
+        assert cell.pop("tags") == []
+        for out in cell["outputs"]:
+            if out["type"] == "display":
+                assert out.pop("metadata") == {}
+    return older
+
+
+def test_a_result_of_version_1_reads_with_no_tags_and_no_display_metadata() -> None:
+    current = json.loads(SAMPLE.read_bytes())
+    assert Result.from_json(version_1(current)) == Result.from_json(current)
+    assert document(Result.from_json(version_1(current))) == SAMPLE.read_bytes()
+
+
 def test_a_result_without_a_version_is_the_format_before_versions_and_reads_the_same() -> None:
     current = json.loads(SAMPLE.read_bytes())
-    older = {k: v for k, v in current.items() if k != "schema"}
+    older = {k: v for k, v in version_1(current).items() if k != "schema"}
     assert fmt.version(older) == 0
     assert Result.from_json(older) == Result.from_json(current)
     assert document(Result.from_json(older)) == SAMPLE.read_bytes()
@@ -104,7 +122,7 @@ MALFORMED = [
     (at("provenance.gpu", {"driver": "570"}), "provenance.gpu.name: missing"),
     (at("provenance.colour", "blue"), "provenance.colour: unknown field"),
     (at("status", "failed"), "status: expected 'ok' (only successful results are stored)"),
-    (at("schema", 99), "schema: version 99 is newer than this perfblog reads (1)"),
+    (at("schema", 99), f"schema: version 99 is newer than this perfblog reads ({fmt.SCHEMA})"),
     (at("schema", "1"), "schema: expected an integer, got a string"),
 ]
 
@@ -162,7 +180,7 @@ def test_blog_migrate_rewrites_older_results_once_and_only_them(
     site: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     current = json.loads(SAMPLE.read_bytes())
-    older = store_copy(site, {k: v for k, v in current.items() if k != "schema"})
+    older = store_copy(site, {k: v for k, v in version_1(current).items() if k != "schema"})
     images = site / "snippets" / "_results" / "s" / "cpu-x86_64-files"
     images.mkdir()
     (images / "0123456789abcdef.png").write_bytes(b"png")
@@ -173,7 +191,7 @@ def test_blog_migrate_rewrites_older_results_once_and_only_them(
     assert (images / "0123456789abcdef.png").read_bytes() == b"png"
     stamp = older.stat().st_mtime_ns
     assert main(["migrate"]) == 0
-    assert "0 result file(s) rewritten in result format 1" in capsys.readouterr().out
+    assert f"0 result file(s) rewritten in result format {fmt.SCHEMA}" in capsys.readouterr().out
     assert older.stat().st_mtime_ns == stamp
 
 

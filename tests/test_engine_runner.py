@@ -52,7 +52,7 @@ chart("c", x=[1, 2], series={"s": [1.0, 2.0]}, alt="two points")
     assert result is not None
     env, show = result.cells
     assert env.name == "env" and env.outputs[0] == StreamOutput("stdout", "from the snippets dir\ncpu ''\n")
-    assert env.outputs[1] == StreamOutput("stderr", "red\n")  # ANSI stripped
+    assert env.outputs[1] == StreamOutput("stderr", "\x1b[31mred\x1b[0m\n")  # colours kept for the page
     kinds = [o.data for o in show.outputs]
     assert kinds[0]["text/html"] == "<b>bold</b>"
     assert kinds[1]["text/markdown"] == "*md*"

@@ -187,7 +187,7 @@ def test_added_and_removed_cells_are_reasons(snippets: Path) -> None:
         ('# %% name="1st"\nx = 1\n', 1, "invalid cell name '1st'"),
         ('# %% name=bench\nx = 1\n', 1, "cannot read cell options 'name=bench'"),
         ('# %%\nx = 1\n\n# %% raises="yes"\ny = 2\n', 4, "raises='yes' must be true or false"),
-        ('# %%\nx = 1\n\n# %% name="b" timeout=3\ny = 2\n', 4, "unknown cell option(s) timeout"),
+        ('# %%\nx = 1\n\n# %% name="b" hdie=true\ny = 2\n', 4, "unknown cell option 'hdie'; did you mean"),
         ("# ---\n# blog:\n#   timout: 3\n# ---\n\n# %%\nx = 1\n", 1, "unknown snippet option blog.timout"),
         ("# ---\n# blog:\n#   timeout: -3\n# ---\n\n# %%\nx = 1\n", 1, "must be a positive number"),
     ],

@@ -8,6 +8,8 @@ PLACEHOLDER = "待填写"
 #: Default folders, relative to the folder of mkdocs.yml (the snippets plugin's options override them).
 SNIPPETS_DIR = "snippets"
 RESULTS_DIR = "snippets/_results"
+#: Suffixes of snippet files (jupytext text formats and notebooks); files starting with `_` are helpers.
+SNIPPET_SUFFIXES = (".py", ".md", ".ipynb")
 #: Local state of `blog` commands (submission state), never published, git-ignored.
 STATE_DIR = ".blog"
 

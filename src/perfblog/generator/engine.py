@@ -10,6 +10,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from perfblog.core.conventions import SNIPPET_SUFFIXES
 from perfblog.generator import device, resolve, runner, snippet
 from perfblog.generator.errors import SnippetError
 from perfblog.generator.resolve import Mode
@@ -55,11 +56,12 @@ class Engine:
     def path(self, name: str) -> Path:
         """The file of a snippet given by stem or path; SnippetError when there is none."""
         candidate = Path(name)
-        if candidate.suffix == ".py" and candidate.is_file():
+        if candidate.suffix in SNIPPET_SUFFIXES and candidate.is_file():
             return candidate.resolve()
-        path = self.settings.snippets_dir / f"{candidate.stem}.py"
-        if not path.is_file():
-            known = ", ".join(self.stems()) or "none"
+        found = snippet.discover(self.settings.snippets_dir)
+        path = next((p for p in found if p.stem == candidate.stem), None)
+        if path is None:
+            known = ", ".join(p.stem for p in found) or "none"
             raise SnippetError(f"no snippet {name!r} in {self.settings.snippets_dir} (known: {known})")
         return path.resolve()
 

@@ -26,6 +26,7 @@ from typing import Any
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 
+from perfblog.core.conventions import SNIPPET_SUFFIXES
 from perfblog.generator.engine import Engine
 from perfblog.generator.errors import GeneratorError, LockError
 from perfblog.generator.resolve import Mode
@@ -161,7 +162,7 @@ class _Handler(FileSystemEventHandler):
     def _relevant(self, path: Path) -> bool:
         path = path.resolve()
         return (
-            path.suffix == ".py"
+            path.suffix in SNIPPET_SUFFIXES
             and not path.name.startswith(".")
             and not path.is_relative_to(self.preview.results_dir)
         )

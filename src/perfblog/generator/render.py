@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 import jinja2
 
-from perfblog.generator import charts, sandbox, sanitize
+from perfblog.generator import charts, sandbox, sanitize, terminal
 from perfblog.generator.errors import EmbedError, GeneratorError
 from perfblog.generator.resolve import Status
 from perfblog.generator.result import (
@@ -287,9 +287,9 @@ class _Embeds:
 
     def _one_output(self, res: Resolved, out: Output, cell: str) -> str:
         if isinstance(out, StreamOutput) and out.name == "stderr":  # library warnings: kept, folded
-            return _folded("snippet-stderr", "stderr", out.text.rstrip("\n"))
+            return _folded("snippet-stderr", "stderr", terminal.strip(out.text).rstrip("\n"))
         if isinstance(out, StreamOutput):
-            return _fence(out.text.rstrip("\n"), "text")
+            return _fence(terminal.strip(out.text).rstrip("\n"), "text")
         if isinstance(out, ErrorOutput):
             return _error(out)
         data = out.data
@@ -303,7 +303,7 @@ class _Embeds:
         if "text/markdown" in data:
             return f'<div class="snippet-markdown">{self._sanitizer().markdown(data["text/markdown"])}</div>'
         if "text/plain" in data:
-            return _fence(data["text/plain"], "text")
+            return _fence(terminal.strip(data["text/plain"]), "text")
         return ""
 
     def _sanitizer(self) -> sanitize.Sanitizer:

@@ -19,9 +19,10 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from perfblog.generator.errors import ResultFormatError
+from perfblog.generator.mime import MIMES
 
 #: The result format this code writes.
-SCHEMA = 1
+SCHEMA = 2
 
 #: A recorded scalar: what ``record.glue`` and table cells hold.
 Scalar = None | bool | int | float | str
@@ -139,17 +140,19 @@ class StreamOutput:
 
 
 #: Image outputs are stored as files beside the result, by MIME type, named by a hash of their bytes.
-IMAGES = {"image/png": "png", "image/jpeg": "jpg", "image/svg+xml": "svg", "image/gif": "gif"}
+IMAGES = {m.name: m.ext for m in MIMES if m.ext}
 #: The only names an image file may have (a result file cannot point a page at another path).
-IMAGE_NAME = re.compile(r"[0-9a-f]{16}\.(?:png|jpg|svg|gif)")
+IMAGE_NAME = re.compile(rf"[0-9a-f]{{16}}\.(?:{'|'.join(IMAGES.values())})")
 
 
 @dataclass(frozen=True)
 class DisplayOutput:
-    """A rich display: MIME type -> text, or for an image the name of its file beside the result."""
+    """A rich display: MIME type -> text, or for an image the name of its file beside the result; the
+    kernel's metadata per MIME type that changes how it shows (an image's ``width`` and ``height``)."""
 
     TYPE: ClassVar[str] = "display"
     data: Mapping[str, str]
+    metadata: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
 
     @classmethod
     def read(cls, r: _Reader) -> DisplayOutput:
@@ -158,10 +161,27 @@ class DisplayOutput:
             if mime in data and not (IMAGE_NAME.fullmatch(data[mime]) and data[mime].endswith(f".{ext}")):
                 raise ResultFormatError(f"{r.path('data')}.{mime}",
                                         f"expected an image file name like 0123456789abcdef.{ext}")
-        return cls(data=data)
+        metadata = {}
+        for mime, value in r.get("metadata", dict).items():
+            where = f"{r.path('metadata')}.{mime}"
+            sizes = _Reader(value, where)
+            for key in sizes.data:
+                if key not in IMAGE_METADATA:
+                    raise ResultFormatError(f"{where}.{key}",
+                                            f"unknown field (known: {', '.join(IMAGE_METADATA)})")
+                value = sizes.get(key, int)
+                if value <= 0:
+                    raise ResultFormatError(f"{where}.{key}", f"expected a positive integer, got {value}")
+            metadata[mime] = dict(sizes.data)
+        return cls(data=data, metadata=metadata)
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": self.TYPE, "data": dict(self.data)}
+        return {"type": self.TYPE, "data": dict(self.data),
+                "metadata": {mime: dict(sizes) for mime, sizes in self.metadata.items()}}
+
+
+#: What the kernel may say about how a display shows: an image's intended size in CSS pixels.
+IMAGE_METADATA = ("width", "height")
 
 
 @dataclass(frozen=True)
@@ -330,25 +350,30 @@ class CellResult:
 
     name: str  # the cell's name, or "#N" for the N-th unnamed code cell
     source: str
-    line: int  # the line of its ``# %%`` marker in the snippet
+    line: int  # the line where the cell starts in the snippet (its ``# %%`` marker, fence or first line)
     outputs: tuple[Output, ...]
     wall_s: float
     raises: bool = False
     hide: bool = False
+    tags: tuple[str, ...] = ()  # its display tags (``celltags``), which change how embeds show it
 
     @classmethod
     def from_json(cls, data: object, where: str = "cell") -> CellResult:
         r = _Reader(data, where)
+        tags = r.scalars("tags")
+        for i, tag in enumerate(tags):
+            if not isinstance(tag, str):
+                raise ResultFormatError(f"{r.path('tags')}[{i}]", f"expected a string, got {_kind(tag)}")
         cell = cls(name=r.text("name"), source=r.text("source"), line=r.get("line", int),
                    outputs=tuple(_output(o) for o in r.items("outputs")), wall_s=r.number("wall_s"),
-                   raises=r.get("raises", bool), hide=r.get("hide", bool))
+                   raises=r.get("raises", bool), hide=r.get("hide", bool), tags=tags)  # type: ignore[arg-type]
         r.done()
         return cell
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "source": self.source, "line": self.line,
                 "outputs": [o.to_json() for o in self.outputs], "wall_s": self.wall_s, "raises": self.raises,
-                "hide": self.hide}
+                "hide": self.hide, "tags": list(self.tags)}
 
 
 @dataclass(frozen=True)
@@ -492,8 +517,26 @@ def _from_0(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "schema": 1}
 
 
+def _from_1(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 1 recorded no cell tags and no display metadata: a cell had none. (Malformed parts are left
+    as they are, for validation to name.)"""
+
+    def output(out: object) -> object:
+        return {**out, "metadata": {}} if isinstance(out, dict) and out.get("type") == "display" else out
+
+    def cell(found: object) -> object:
+        if not isinstance(found, dict):
+            return found
+        outputs = found.get("outputs")
+        return {**found, "tags": [], **({"outputs": [output(o) for o in outputs]} if isinstance(outputs, list)
+                                        else {})}
+
+    cells = data.get("cells")
+    return {**data, "schema": 2, **({"cells": [cell(c) for c in cells]} if isinstance(cells, list) else {})}
+
+
 #: Version -> the step that turns a document of that version into the next one.
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {0: _from_0}
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {0: _from_0, 1: _from_1}
 
 
 def version(data: Mapping[str, Any]) -> int:

@@ -8,8 +8,10 @@ Safe to call from a background thread.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -19,17 +21,17 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from perfblog.generator import device, probe
+from perfblog.generator import device, mime, probe, terminal
 from perfblog.generator.device import DeviceKind
 from perfblog.generator.errors import ResultFormatError
 from perfblog.generator.record import MIME as RECORD_MIME
 from perfblog.generator.result import (
-    IMAGES,
+    IMAGE_METADATA,
     RECORDS,
     CellResult,
     DisplayOutput,
@@ -41,13 +43,12 @@ from perfblog.generator.result import (
     StreamOutput,
     record_from_json,
 )
-from perfblog.generator.snippet import Cell, Snippet
+from perfblog.generator.snippet import FIGURE_DPI, FIGURE_FORMAT, Cell, Snippet
 from perfblog.generator.target import DEVICE_ENV
 
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 _CELL_LINE = re.compile(r"Cell In\[\d+\], line (\d+)")
+_TIMED_LINE = re.compile(r"File <timed exec>:(\d+)")  # a line of a `%%time` cell's body, after its magic
 _CELL_FILE = re.compile(r"""[^\s"']*ipykernel_\d+/\d+\.py""")  # IPython's file for one cell of one run
-_TEXTS = ("text/markdown", "text/html", "text/plain")
 _KERNEL_NAME = "blog-python"
 
 #: Called after each cell: (cell, cells done, cells in total).
@@ -131,7 +132,7 @@ class _Run:
 
         notebook = _notebook(self.snippet)
         sockets = tempfile.mkdtemp(prefix="blog-kernel-")
-        km = _kernel_manager(Path(sockets))
+        km = _kernel_manager(Path(sockets), self.snippet)
         client = NotebookClient(notebook, km=km, allow_errors=True, shutdown_kernel="immediate",
                                 resources={"metadata": {"path": str(self.snippet.root)}}, startup_timeout=120)
         try:
@@ -185,7 +186,7 @@ class _Run:
             raise _Failed(f"{where}:{cell.line}: cell {cell.label} is marked raises=true but raised nothing")
         self.cells.append(CellResult(name=cell.key, source=cell.source, line=cell.line,
                                      outputs=tuple(outputs), wall_s=round(wall, 4), raises=cell.raises,
-                                     hide=cell.hide))
+                                     hide=cell.hide, tags=tuple(cell.tags)))
 
     def _timed_out(self) -> _Failed:
         where, current = self.snippet.where, self.current
@@ -221,29 +222,36 @@ class _Run:
                       charts=self.records["chart"])  # type: ignore[arg-type]
 
     def _outputs(self, raw: list[Any], cell: Cell) -> tuple[list[Output], ErrorOutput | None]:
-        """A cell's nbformat outputs as stored outputs; records and images are taken out on the way."""
-        outputs: list[Output] = []
+        """A cell's nbformat outputs as stored outputs; records and images are taken out on the way.
+        Consecutive writes to one stream are joined first, so a progress bar redrawn across writes
+        collapses to its last frame."""
+        outputs: list[Output | list[str]] = []
+        names: list[str] = []  # the stream name of each pending stream (a list of its writes)
         error = None
         for out in raw:
             kind = out.get("output_type")
             if kind == "stream":
-                text = self.clean(out.get("text", ""))
                 last = outputs[-1] if outputs else None
-                if isinstance(last, StreamOutput) and last.name == out["name"]:
-                    outputs[-1] = replace(last, text=last.text + text)
+                if isinstance(last, list) and names[-1] == out["name"]:
+                    last.append(out.get("text", ""))
                 else:
-                    outputs.append(StreamOutput(name=out["name"], text=text))
+                    outputs.append([out.get("text", "")])
+                    names.append(out["name"])
             elif kind in ("display_data", "execute_result"):
                 data = dict(out.get("data", {}))
                 if RECORD_MIME in data:
                     self._record(data[RECORD_MIME], cell)
-                elif display := self._display(data):
-                    outputs.append(DisplayOutput(display))
+                elif display := self._display(data, dict(out.get("metadata", {}))):
+                    outputs.append(display)
             elif kind == "error":
-                error = ErrorOutput(ename=out.get("ename", ""), evalue=self.clean(out.get("evalue", "")),
-                                    traceback=self.clean("\n".join(out.get("traceback", []))))
+                traceback = terminal.strip("\n".join(out.get("traceback", [])))
+                evalue = terminal.strip(out.get("evalue", ""))
+                error = ErrorOutput(ename=out.get("ename", ""), evalue=self.clean(evalue),
+                                    traceback=self.clean(traceback))
                 outputs.append(error)
-        return outputs, error
+        streams = iter(names)
+        return [StreamOutput(name=next(streams), text=self.clean(terminal.normalise("".join(o))))
+                if isinstance(o, list) else o for o in outputs], error
 
     def _record(self, payload: Any, cell: Cell) -> None:
         try:
@@ -253,21 +261,40 @@ class _Run:
                           f"record: {exc}") from exc
         self.records[record.KIND][record.name] = record
 
-    def _display(self, data: dict[str, Any]) -> dict[str, str]:
-        """The MIME bundle kept: the first image (stored as a file named by its hash) and the texts."""
-        display: dict[str, str] = {}
-        for mime, ext in IMAGES.items():
-            if mime in data:
-                payload = data[mime]
-                blob = payload.encode() if ext == "svg" else _b64(payload)
-                name = f"{hashlib.sha256(blob).hexdigest()[:16]}.{ext}"
-                self.images[name] = blob
-                display[mime] = name
-                break
-        for mime in _TEXTS:
-            if mime in data:
-                display[mime] = self.clean(_text(data[mime]))
-        return display
+    def _display(self, data: dict[str, Any], metadata: dict[str, Any]) -> DisplayOutput | None:
+        """The kept MIME types of a display (``mime.MIMES``): images become files named by their hash,
+        with the size the kernel asked for; texts are cleaned. None when nothing is kept."""
+        kept: dict[str, str] = {}
+        sizes: dict[str, dict[str, int]] = {}
+        for entry in mime.MIMES:
+            if entry.name not in data:
+                continue
+            payload = data[entry.name]
+            if entry.ext:
+                blob = _b64(payload) if entry.base64 else _text(payload).encode()
+                kept[entry.name] = self._file(blob, entry.ext)
+                if size := _size(metadata.get(entry.name)):
+                    sizes[entry.name] = size
+            elif entry.name == "application/json":
+                kept[entry.name] = json.dumps(payload, indent=2, ensure_ascii=False, sort_keys=True)
+            elif entry.name == "text/plain":
+                kept[entry.name] = self.clean(terminal.normalise(_text(payload)))
+            else:
+                kept[entry.name] = self.clean(terminal.strip(_text(payload)))
+        return DisplayOutput(kept, sizes) if kept else None
+
+    def _file(self, blob: bytes, ext: str) -> str:
+        name = f"{hashlib.sha256(blob).hexdigest()[:16]}.{ext}"
+        self.images[name] = blob
+        return name
+
+
+def _size(found: object) -> dict[str, int]:
+    """The image size a display's metadata asks for, in CSS pixels (positive numbers only)."""
+    if not isinstance(found, dict):
+        return {}
+    return {key: round(value) for key, value in found.items() if key in IMAGE_METADATA
+            and isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 1}
 
 
 def _notebook(snippet: Snippet) -> Any:
@@ -277,21 +304,31 @@ def _notebook(snippet: Snippet) -> Any:
     return nbformat.v4.new_notebook(cells=cells)
 
 
-def _kernel_manager(sockets: Path) -> Any:
-    """A kernel manager that launches this interpreter's ipykernel, whatever kernelspecs are installed.
+def _kernel_manager(sockets: Path, snippet: Snippet) -> Any:
+    """A kernel manager that launches this interpreter's ipykernel, whatever kernelspecs are installed,
+    with the inline backend's figure format and resolution (``figure_args``).
 
     It talks over Unix sockets in a private directory: no TCP ports to race for, nothing unencrypted.
     """
     from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
     from jupyter_client.manager import AsyncKernelManager
 
+    argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}", *figure_args(snippet)]
+
     class _ThisPython(KernelSpecManager):
         def get_kernel_spec(self, kernel_name: str) -> KernelSpec:
-            return KernelSpec(argv=[sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-                              display_name="Python (blog)", language="python", resource_dir="")
+            return KernelSpec(argv=argv, display_name="Python (blog)", language="python", resource_dir="")
 
     return AsyncKernelManager(kernel_name=_KERNEL_NAME, kernel_spec_manager=_ThisPython(), transport="ipc",
                               ip=str(sockets / "kernel"))
+
+
+def figure_args(snippet: Snippet) -> list[str]:
+    """ipykernel options for matplotlib's inline backend: the figure format and dpi (the snippet header's
+    ``figure_format``/``figure_dpi``, else the defaults)."""
+    fmt = snippet.options.get("figure_format", FIGURE_FORMAT)
+    dpi = snippet.options.get("figure_dpi", FIGURE_DPI)
+    return [f"--InlineBackend.figure_formats={fmt}", f"--InlineBackend.rc={{'figure.dpi': {dpi!r}}}"]
 
 
 def _kernel_env(snippet: Snippet, kind: DeviceKind) -> dict[str, str]:
@@ -301,7 +338,9 @@ def _kernel_env(snippet: Snippet, kind: DeviceKind) -> dict[str, str]:
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(snippet.root), env.get("PYTHONPATH")) if p)
     env.setdefault("JUPYTER_PLATFORM_DIRS", "1")
     env.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
-    env.setdefault("MPLBACKEND", "Agg")
+    # matplotlib's inline backend, as in Jupyter: a figure shown or left as a cell's value is displayed
+    # (a non-interactive backend such as Agg, inherited from the environment, would lose every figure).
+    env["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
     return env
 
 
@@ -327,14 +366,19 @@ def _remaining(cell_limit: float | None, deadline: float | None) -> float | None
 
 
 def _raised_at(cell: Cell, traceback: str) -> int:
-    """The snippet line that raised: IPython numbers a cell's lines from 1, just below its marker line."""
+    """The snippet line that raised: IPython numbers the cell's source lines from 1; in a ``%%time`` cell
+    the body's lines follow its magic line."""
     found = _CELL_LINE.search(traceback)  # the outermost frame in the cell: the line the cell ran
-    return cell.line + int(found.group(1)) if found else cell.line
+    if not found:
+        return cell.line
+    line = int(found.group(1))
+    timed = _TIMED_LINE.search(traceback, found.end())
+    if timed and cell.source.splitlines()[line - 1:line] == ["%%time"]:
+        line += int(timed.group(1))
+    return cell.first_line + line - 1
 
 
 def _b64(payload: str) -> bytes:
-    import base64
-
     return base64.b64decode(payload)
 
 
@@ -343,11 +387,11 @@ def _text(value: Any) -> str:
 
 
 def scrubber(project: Path) -> Callable[[str], str]:
-    """What every captured text goes through before it is stored, and so published.
+    """What every captured text goes through before it is stored, and so published (after ``terminal``
+    has removed control sequences: all of them, or all but colours in stream and plain text).
 
-    Terminal colour codes (IPython colours tracebacks) are noise in a post and a diff; this machine's
-    paths (the project, site-packages, the home folder, IPython's per-run cell files) say nothing to a
-    reader, change on every run and reveal the author's machine.
+    This machine's paths (the project, site-packages, the home folder, IPython's per-run cell files) say
+    nothing to a reader, change on every run and reveal the author's machine.
     """
     import sysconfig
 
@@ -361,7 +405,7 @@ def scrubber(project: Path) -> Callable[[str], str]:
     ordered = sorted(prefixes.items(), key=lambda pair: -len(pair[0]))  # the most specific first
 
     def clean(text: str) -> str:
-        text = _CELL_FILE.sub("<cell>", _ANSI.sub("", text))
+        text = _CELL_FILE.sub("<cell>", text)
         for prefix, short in ordered:
             text = text.replace(prefix, short)
         return text

@@ -1,4 +1,4 @@
-"""Read a jupytext percent-format snippet: its named cells, flags, options and content hashes.
+"""Read a snippet (any jupytext format, see ``notebook``): its named cells, flags, tags, options and hashes.
 
 The hash covers only what can change a result: the code cells (source, name, flags) and the local
 modules they import, transitively. Markdown cells are prose and never invalidate a result.
@@ -7,32 +7,64 @@ modules they import, transitively. Markdown cells are prose and never invalidate
 from __future__ import annotations
 
 import ast
+import difflib
 import hashlib
 import json
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from perfblog.core.conventions import SNIPPET_SUFFIXES
+from perfblog.generator import notebook
+from perfblog.generator.celltags import NAME_PREFIX, OPTION_TAGS, Tag, display_tags
 from perfblog.generator.errors import SnippetError
 from perfblog.generator.result import Hashes, Result
 
 #: A cell name that posts can refer to.
 CELL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
-_MARKER = re.compile(r"^#\s*%%")
+#: The engine's own cell options (jupytext cell metadata: ``# %% name="bench" raises=true``). Any other
+#: metadata is jupytext's or another tool's and is ignored, unless it looks like a misspelt option.
 _FLAGS = ("raises", "hide")
-# Cell metadata jupytext itself writes or Jupyter users commonly set; anything else is a typo.
-_TOLERATED = {"tags", "lines_to_next_cell", "jupyter", "collapsed", "scrolled", "editable"}
-_HEADER_OPTIONS = {"timeout": (int, float), "cell_timeout": (int, float)}
+_OPTIONS = ("name", *_FLAGS)
+
+
+@dataclass(frozen=True)
+class HeaderOption:
+    """A snippet option in the header (``blog: {timeout: 600}``): what values it takes, and whether it
+    changes what a run produces (then it belongs to the result's key)."""
+
+    accepts: str
+    valid: Callable[[object], bool]
+    in_key: bool = False
+
+
+def _positive(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
+
+
+#: matplotlib's inline figures: PNG at twice the resolution shown at its intended size (sharp on dense
+#: screens), at matplotlib's own 100 dpi; a header may ask for another format or resolution.
+FIGURE_FORMATS = ("retina", "png", "svg", "jpeg")
+FIGURE_FORMAT = "retina"
+FIGURE_DPI = 100
+
+HEADER_OPTIONS = {
+    "timeout": HeaderOption("a positive number of seconds", _positive),
+    "cell_timeout": HeaderOption("a positive number of seconds", _positive),
+    "figure_format": HeaderOption(f"one of {', '.join(FIGURE_FORMATS)}", lambda v: v in FIGURE_FORMATS, True),
+    "figure_dpi": HeaderOption("a positive number", _positive, True),
+}
 
 
 @dataclass(frozen=True)
 class Cell:
-    """One cell of a snippet; ``line`` is the 1-based line of its ``# %%`` marker."""
+    """One cell of a snippet: ``line`` is where it starts in the file (its ``# %%`` marker, fence or first
+    line), ``body`` the line of its first source line; ``tags`` its display tags (``celltags``)."""
 
     index: int
     kind: str  # "code" or "markdown"
@@ -42,6 +74,13 @@ class Cell:
     raises: bool = False
     hide: bool = False
     number: int = 0  # 1-based position among the code cells; 0 for prose
+    tags: tuple[Tag, ...] = ()
+    body: int = 0  # 0: unknown (a cell restored from a result), taken as the line after ``line``
+
+    @property
+    def first_line(self) -> int:
+        """The file line of the source's first line: line K of the source is ``first_line + K - 1``."""
+        return self.body or self.line + 1
 
     @property
     def key(self) -> str:
@@ -96,7 +135,9 @@ class Snippet:
     @property
     def key(self) -> str:
         """The result key: code cells plus local modules."""
-        payload = {"code": self.code_hash, "modules": dict(sorted(self.modules.items()))}
+        payload: dict[str, Any] = {"code": self.code_hash, "modules": dict(sorted(self.modules.items()))}
+        if run := {k: v for k, v in sorted(self.options.items()) if HEADER_OPTIONS[k].in_key}:
+            payload["options"] = run  # only when set, so the keys of snippets without any stay as they were
         return _sha256(json.dumps(payload, sort_keys=True).encode())
 
     @property
@@ -132,28 +173,21 @@ def load(path: Path, root: Path | None = None) -> Snippet:
 
 
 def _parse(path: Path, root: Path, text: str) -> Snippet:
-    import jupytext
-
     where = display_path(path)
-    try:
-        notebook = jupytext.reads(text, fmt="py:percent")
-    except Exception as exc:  # jupytext raises many kinds on bad input
-        raise SnippetError(f"{where}:1: not a jupytext percent-format snippet: {exc}") from exc
-
-    options = _header_options(notebook, where)
-    raw = [c for c in notebook.cells if not (c.cell_type == "raw" and _is_header(c.source))]
-    lines = _cell_lines(text, len(raw))
+    nb = notebook.read(path, text, where)
+    options = _header_options(nb, where)
+    raw = [c for i, c in enumerate(nb.cells) if not (i == 0 and c.kind == "raw" and _is_header(c.source))]
     cells: list[Cell] = []
     seen: dict[str, int] = {}
     number = 0
-    for index, (nb_cell, line) in enumerate(zip(raw, lines, strict=True)):
-        number += nb_cell.cell_type == "code"
-        cell = _cell(index, nb_cell, line, where, number)
+    for index, nb_cell in enumerate(raw):
+        number += nb_cell.kind == "code"
+        cell = _cell(index, nb_cell, where, number)
         if cell.name is not None:
             if cell.name in seen:
-                raise SnippetError(f"{where}:{line}: duplicate cell name '{cell.name}' "
+                raise SnippetError(f"{where}:{cell.line}: duplicate cell name '{cell.name}' "
                                    f"(first used on line {seen[cell.name]})")
-            seen[cell.name] = line
+            seen[cell.name] = cell.line
         cells.append(cell)
     modules = local_modules((c for c in cells if c.kind == "code"), root)
     return Snippet(path=path, root=root, cells=tuple(cells), options=options, modules=modules,
@@ -179,49 +213,60 @@ def from_result(path: Path, root: Path, result: Result) -> Snippet | None:
         return None
     cells = tuple(
         Cell(index=i, kind="code", source=c.source, line=c.line,
-             name=None if c.name.startswith("#") else c.name, raises=c.raises, hide=c.hide, number=i + 1)
+             name=None if c.name.startswith("#") else c.name, raises=c.raises, hide=c.hide, number=i + 1,
+             tags=display_tags(c.tags))
         for i, c in enumerate(result.cells))
     snippet = Snippet(path=Path(path).resolve(), root=Path(root).resolve(), cells=cells,
                       modules=dict(hashes.modules), file_hash=hashes.file)
     return snippet if snippet.key == result.key else None
 
 
-def _cell(index: int, nb_cell: Any, line: int, where: str, number: int) -> Cell:
-    meta = dict(nb_cell.metadata)
+def _cell(index: int, nb_cell: notebook.RawCell, where: str, number: int) -> Cell:
+    meta, line = dict(nb_cell.metadata), nb_cell.line
     if "incorrectly_encoded_metadata" in meta:
         bad = meta["incorrectly_encoded_metadata"]
         raise SnippetError(f"{where}:{line}: cannot read cell options '{bad}' "
                            f"(write them as name=\"bench\" raises=true)")
-    name = meta.pop("name", None)
-    if name is not None and (not isinstance(name, str) or not CELL_NAME.match(name)):
-        raise SnippetError(f"{where}:{line}: invalid cell name {name!r} "
-                           f"(letters, digits, '_' and '-', not starting with a digit)")
+    tags = [str(t) for t in meta.get("tags", [])]  # nbformat's schema, which jupytext checks: strings
+    name = _name(meta.get("name"), [t[len(NAME_PREFIX):] for t in tags if t.startswith(NAME_PREFIX)],
+                 where, line)
     flags: dict[str, bool] = {}
     for flag in _FLAGS:
-        value = meta.pop(flag, False)
+        value = meta.get(flag, False)
         if not isinstance(value, bool):
             raise SnippetError(f"{where}:{line}: cell option {flag}={value!r} must be true or false")
-        flags[flag] = value
-    unknown = sorted(set(meta) - _TOLERATED)
-    if unknown:
-        raise SnippetError(f"{where}:{line}: unknown cell option(s) {', '.join(unknown)} "
-                           f"(known: name, raises, hide)")
-    kind = nb_cell.cell_type
+        flags[flag] = value or any(tag in tags for tag, option in OPTION_TAGS.items() if option == flag)
+    for key in meta:
+        near = difflib.get_close_matches(key, _OPTIONS, n=1, cutoff=0.75)
+        if key not in _OPTIONS and near:
+            raise SnippetError(f"{where}:{line}: unknown cell option {key!r}; did you mean '{near[0]}'?")
+    kind = nb_cell.kind
     if kind not in ("code", "markdown"):
         kind = "markdown"  # raw cells are prose for our purposes
     cell = Cell(index=index, kind=kind, source=nb_cell.source, line=line, name=name,
-                number=number if kind == "code" else 0, **flags)
+                number=number if kind == "code" else 0, tags=display_tags(tags), body=nb_cell.body, **flags)
     if kind == "code":
         _check_syntax(cell, where)
     return cell
+
+
+def _name(option: object, tagged: list[str], where: str, line: int) -> str | None:
+    """The cell's name: its ``name`` option or its ``name:…`` tag (the same one if both are given)."""
+    names = ([] if option is None else [option]) + tagged
+    if len(set(map(str, names))) > 1:
+        raise SnippetError(f"{where}:{line}: the cell has several names ({', '.join(map(repr, names))})")
+    name = names[0] if names else None
+    if name is not None and (not isinstance(name, str) or not CELL_NAME.match(name)):
+        raise SnippetError(f"{where}:{line}: invalid cell name {name!r} "
+                           f"(letters, digits, '_' and '-', not starting with a digit)")
+    return name
 
 
 def _check_syntax(cell: Cell, where: str) -> None:
     try:
         ast.parse(python_source(cell.source))
     except SyntaxError as exc:
-        # The marker is on cell.line; the cell's first source line follows it.
-        line = cell.line + (exc.lineno or 1)
+        line = cell.first_line + (exc.lineno or 1) - 1
         raise SnippetError(f"{where}:{line}: syntax error in cell {cell.label}: {exc.msg}") from exc
 
 
@@ -238,11 +283,11 @@ def _is_header(source: str) -> bool:
     return source.startswith("---") and source.rstrip().endswith("---")
 
 
-def _header_options(notebook: Any, where: str) -> dict[str, Any]:
+def _header_options(nb: notebook.Notebook, where: str) -> dict[str, Any]:
     """``blog:`` options from the jupytext header, whether jupytext kept them in a raw cell or metadata."""
-    found: Any = notebook.metadata.get("blog")
-    for c in notebook.cells[:1]:
-        if c.cell_type == "raw" and _is_header(c.source):
+    found: Any = nb.metadata.get("blog")
+    for c in nb.cells[:1]:
+        if c.kind == "raw" and _is_header(c.source):
             try:
                 data = yaml.safe_load(c.source.strip().strip("-")) or {}
             except yaml.YAMLError as exc:
@@ -254,28 +299,12 @@ def _header_options(notebook: Any, where: str) -> dict[str, Any]:
     if not isinstance(found, dict):
         raise SnippetError(f"{where}:1: the header's blog: must be a mapping, e.g. blog: {{timeout: 600}}")
     for key, value in found.items():
-        if key not in _HEADER_OPTIONS:
+        if key not in HEADER_OPTIONS:
             raise SnippetError(f"{where}:1: unknown snippet option blog.{key} "
-                               f"(known: {', '.join(_HEADER_OPTIONS)})")
-        if isinstance(value, bool) or not isinstance(value, _HEADER_OPTIONS[key]) or value <= 0:
-            raise SnippetError(f"{where}:1: blog.{key} must be a positive number of seconds, not {value!r}")
+                               f"(known: {', '.join(HEADER_OPTIONS)})")
+        if not HEADER_OPTIONS[key].valid(value):
+            raise SnippetError(f"{where}:1: blog.{key} must be {HEADER_OPTIONS[key].accepts}, not {value!r}")
     return dict(found)
-
-
-def _cell_lines(text: str, count: int) -> list[int]:
-    """The marker line of each cell; a cell before the first marker starts after the header."""
-    lines = text.splitlines()
-    start = 0
-    if lines and lines[0].startswith("# ---"):
-        for i in range(1, len(lines)):
-            if lines[i].startswith("# ---"):
-                start = i + 1
-                break
-    markers = [i + 1 for i, line in enumerate(lines) if i >= start and _MARKER.match(line)]
-    if count > len(markers):
-        first = next((i + 1 for i in range(start, len(lines)) if lines[i].strip()), start + 1)
-        markers = [first] * (count - len(markers)) + markers
-    return markers[:count]
 
 
 def local_modules(code_cells: Iterable[Cell], root: Path) -> dict[str, str]:
@@ -376,5 +405,57 @@ def display_path(path: Path) -> str:
 
 
 def discover(root: Path) -> list[Path]:
-    """The snippets in ``root``: ``*.py`` files not starting with ``_`` (those are helper modules)."""
-    return sorted(p for p in Path(root).glob("*.py") if not p.name.startswith("_"))
+    """The snippets in ``root``, one per stem: files with a snippet suffix not starting with ``_`` (those
+    are helper modules and notes). A Markdown file is a snippet when it is a notebook: jupytext front
+    matter, or a code cell (```` ```python ```` or ```` ```{code-cell} ````). Of a jupytext pair (``x.ipynb``
+    and ``x.py`` whose header lists both formats) the text file is the snippet; two unpaired files with
+    one stem are an error."""
+    found: dict[str, list[Path]] = {}
+    for path in sorted(Path(root).iterdir()) if Path(root).is_dir() else []:
+        snippet = path.suffix in SNIPPET_SUFFIXES and not path.name.startswith(("_", ".")) and path.is_file()
+        if snippet and (path.suffix != ".md" or _is_notebook_markdown(path)):
+            found.setdefault(path.stem, []).append(path)
+    chosen = []
+    for paths in found.values():
+        ordered = sorted(paths, key=lambda p: SNIPPET_SUFFIXES.index(p.suffix))
+        text = ordered[0]
+        if len(ordered) > 1 and not all(_paired(text, other) for other in ordered[1:]):
+            names = " and ".join(display_path(p) for p in ordered)
+            formats = ",".join(p.suffix[1:] for p in ordered)
+            raise SnippetError(f"{display_path(text)}:1: {names} are two snippets with one name; rename one, "
+                               f"or pair them with jupytext (formats: {formats})")
+        chosen.append(text)
+    return sorted(chosen)
+
+
+_FRONT_MATTER_KEY = re.compile(r"^(jupyter|jupytext|kernelspec):", re.M)
+_CODE_CELL = re.compile(r"^(`{3,}|~{3,})\s*(\{code-cell\}|python3?\b|ipython3?\b)", re.M)
+_FORMATS_KEY = re.compile(r"^#?\s*formats:\s*(\S+)", re.M)
+
+
+def _head(path: Path, size: int = 4096) -> str:
+    try:
+        with path.open(encoding="utf-8", errors="replace") as handle:
+            return handle.read(size)
+    except OSError:
+        return ""
+
+
+def _is_notebook_markdown(path: Path) -> bool:
+    head = _head(path)
+    if head.startswith("---"):
+        end = head.find("\n---", 3)
+        if _FRONT_MATTER_KEY.search(head[: end if end > 0 else len(head)]):
+            return True
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return bool(_CODE_CELL.search(text))
+
+
+def _paired(text: Path, other: Path) -> bool:
+    """Whether the text file's jupytext header pairs it with ``other`` (``formats: ipynb,py:percent``)."""
+    found = _FORMATS_KEY.search(_head(text))
+    listed = {entry.split(":")[0].lstrip(".") for entry in found.group(1).split(",")} if found else set()
+    return other.suffix[1:] in listed

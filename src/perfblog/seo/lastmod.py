@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, date, datetime, time
 from pathlib import Path
 
+from perfblog.core.conventions import SNIPPET_SUFFIXES
 from perfblog.seo.errors import ConfigError
 
 
@@ -52,7 +53,7 @@ def snippet_paths(stems: Iterable[str], snippets_dir: Path, results_dir: Path) -
     """The files whose history dates a post: each embedded snippet and its results folder."""
     paths = []
     for stem in sorted(set(stems)):
-        paths.append(snippets_dir / f"{stem}.py")
+        paths += [snippets_dir / f"{stem}{suffix}" for suffix in SNIPPET_SUFFIXES]
         paths.append(results_dir / stem)
     return paths
 
