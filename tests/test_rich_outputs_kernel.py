@@ -74,7 +74,8 @@ def test_tables_math_json_and_markdown_keep_their_mime_types(rich) -> None:
     (styler,) = displays(rich, "styler")
     assert "background-color: #c8e6c9" in styler.data["text/html"]
     (math,) = displays(rich, "math")
-    assert math.data["text/latex"] == r"$\displaystyle \frac{t_\mathrm{eager}}{t_\mathrm{compiled}} \approx 3.1$"
+    latex = r"$\displaystyle \frac{t_\mathrm{eager}}{t_\mathrm{compiled}} \approx 3.1$"
+    assert math.data["text/latex"] == latex
     (document,) = displays(rich, "json")
     assert '"speedup": 3.1' in document.data["application/json"]
     (markdown,) = displays(rich, "markdown")
