@@ -14,6 +14,7 @@ To look at them with the real command:
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -82,6 +83,7 @@ class Broken:
     also: frozenset[str] = frozenset()
     file: str = FILE
     name: str = ""  # fills $name (default: the rule), which keeps titles and descriptions unique
+    twin: str = ""  # pages with the same twin share $own, their own paragraph (default: the path)
 
     @property
     def path(self) -> str:
@@ -91,11 +93,37 @@ class Broken:
         template = POST.template
         for edit in self.edits:
             template = edit(template)
-        return Template(template).substitute(name=self.name or self.rule, path=self.path)
+        own = own_text(self.twin or self.path)
+        return Template(template).substitute(name=self.name or self.rule, path=self.path, own=own)
 
 
-def breaks(rule: str, *edits: Edit, also: tuple[str, ...] = (), file: str = FILE, name: str = "") -> Broken:
-    return Broken(rule, edits, frozenset(also), file, name)
+def breaks(rule: str, *edits: Edit, also: tuple[str, ...] = (), file: str = FILE, name: str = "",
+           twin: str = "") -> Broken:
+    return Broken(rule, edits, frozenset(also), file, name, twin)
+
+
+def own_text(key: str) -> str:
+    """A paragraph no other broken page has (unless it is its twin): first sentences of OI-wiki
+    pages (tests/corpus), 400 characters, so that the broken pages, which share the rest of
+    their text, are not near-duplicates of each other."""
+    keys = list(dict.fromkeys(b.twin or b.path for b in BROKEN))
+    return _PARAGRAPHS[keys.index(key)]
+
+
+def _paragraphs() -> list[str]:
+    """Per OI-wiki page, its first lines of plain prose (no markup, math or links), 400 characters."""
+    corpus = Path(__file__).parent / "corpus" / "oiwiki" / "docs"
+    paragraphs = []
+    for source in sorted(corpus.rglob("*.md")):
+        body = source.read_text(encoding="utf-8").split("\n---\n", 1)[1]
+        lines = [x for x in body.splitlines() if x and not re.search(r"[^\w，、。．：；（）「」 ]", x)]
+        text = "".join(lines)
+        if len(text) >= 400:
+            paragraphs.append(text[:400])
+    return paragraphs
+
+
+_PARAGRAPHS = _paragraphs()
 
 
 SAME_TITLE = replace(TITLE, "torch.compile 与图断裂")
@@ -105,15 +133,16 @@ LONG_TITLE = "torch.compile 的 fullgraph 模式与图断裂：一次编译整�
 STUFFED = "torch.compile, 图断裂, fullgraph, PyTorch, 编译, 加速, 教程"
 GENERIC_LINK = '<p>想了解 Inductor 的细节，<a href="https://pytorch.org/">点击这里</a>。</p>'
 EMPTY_LINKS = '<p><a href="">空链接</a> <a href="javascript:void(0)">脚本链接</a></p>'
-# High density without evidence of stuffing: 40 different short sentences, each naming the keyphrase.
+# High density without evidence of stuffing: 80 different short sentences, each naming the keyphrase.
 TOPICS = [
     "卷积", "注意力", "归一化", "激活", "采样", "损失", "优化器", "嵌入", "池化", "残差",
     "编码器", "解码器", "分词", "推理", "训练", "量化", "剪枝", "蒸馏", "调度", "缓存",
     "梯度", "权重", "张量", "算子", "内核", "图层", "前向", "反向", "显存", "延迟",
     "吞吐", "精度", "形状", "批量", "通道", "步长", "填充", "掩码", "索引", "切片",
 ]
-DENSE = "<p>" + "".join(f"torch.compile 加速{topic}。" for topic in TOPICS) + "</p>"
+DENSE = "<p>" + "".join(f"torch.compile 加速{t}。torch.compile 编译{t}。" for t in TOPICS) + "</p>"
 BAD_JSONLD = '<script type="application/ld+json">{"@type": "BlogPosting",}</script>'  # trailing comma
+JSONLD = next(line for line in POST.template.splitlines() if "application/ld+json" in line) + "\n"
 CANONICAL = '<link rel="canonical" href="https://example.org/$path">\n'
 STEP = "torch-compile-fullgraph-step-{}.html"  # a chain of clean posts: home -> 1 -> 2 -> 3 -> DEEP
 DEEP = f"link-depth-deep/{FILE}"
@@ -142,7 +171,7 @@ BROKEN = (
     breaks("keyword-missing-title", replace(TITLE, "fullgraph 模式与图断裂：看清所有退回 Python 的地方")),
     breaks("keyword-missing-description", replace("用 torch.compile 的 fullgraph", "打开 fullgraph")),
     breaks("keyword-missing-intro", replace("<p>本文用 torch.compile 编译", "<p>本文编译")),
-    breaks("keyword-missing-h2", replace("<h2>为什么 torch.compile 会出现", "<h2>为什么会出现")),
+    breaks("keyword-missing-h2", replace('id="why">为什么 torch.compile 会出现', 'id="why">为什么会出现')),
     breaks("keyword-missing-slug", file="tu-duan-lie.html"),  # spells the title's 图断裂, not torch.compile
     breaks("keyword-missing-alt", replace('alt="使用 torch.compile 前后', 'alt="编译前后')),
     breaks("keywords-meta-stuffed", replace("torch.compile, 图断裂, fullgraph", STUFFED)),
@@ -151,7 +180,19 @@ BROKEN = (
     breaks("lang-missing", replace('<html lang="zh-CN">', "<html>")),
     breaks("h1-missing", drop(H1)),
     breaks("h1-multiple", in_article(H1)),
-    breaks("image-alt-missing", in_article('<p><img src="../other.png"></p>')),
+    breaks("image-alt-missing", in_article('<p><img src="../other.png" width="64" height="64"></p>')),
+    breaks("image-size-missing", replace(' width="640" height="360"', "")),
+    breaks("page-thin", replace('"og:type" content="article"', '"og:type" content="website"'), drop(JSONLD),
+           cut("<p>本文用", "</article>")),
+    breaks("title-h1-mismatch", replace(H1, "<h1>动态形状下的重新编译</h1>\n")),
+    breaks("heading-skip", in_article('<h4>一个细节</h4><p>先看清是哪一行触发了断裂。</p>')),
+    breaks("dom-too-large", in_article("<div>" + "<i></i>" * 5000 + "</div>")),
+    breaks("page-too-heavy", in_head('<script src="../heavy.js"></script>')),
+    breaks("link-broken", in_article('<p>另见<a href="../gone/torch-compile-fullgraph.html">旧文</a>。</p>')),
+    breaks("link-fragment-missing", in_article('<p>回到<a href="#no-such-heading">开头</a>。</p>')),
+    breaks("canonical-not-built", replace('href="https://example.org/$path', 'href="https://example.org/gone/')),
+    breaks("content-near-duplicate", twin="twins"),
+    breaks("content-near-duplicate", file=SECOND, name="content-near-duplicate-2", twin="twins"),
     breaks("link-text-generic", in_article(GENERIC_LINK)),
     breaks("link-empty-href", in_article(EMPTY_LINKS)),
     breaks("internal-links-none", drop(f"，以及本站的 {INTERNAL}")),
@@ -243,7 +284,17 @@ HUBS = (
         _home_body()),
     Hub("about.html", "测量方法说明",
         "本站怎样测量 torch.compile 的性能：预热、重复多次取中位数、记录波动范围，并注明设备与版本。",
+        "<p>每个数字都先预热几轮，再重复多次取中位数，同时记录波动范围和置信区间；设备型号、PyTorch 版本和"
+        "提交哈希写在每个结果旁边。共享机器上的测量只在同一次运行里比较比值，不跨机器比较绝对时间。</p>"
+        "<p>编译时间单独计时，不混进稳态的单次耗时；显存看峰值，而不是某一刻的占用。每条结论都附有可以"
+        "重新运行的代码片段，换一台机器跑一遍，就能核对文中的数字。</p>"
         '<p>回到<a href="index.html">测试站点首页</a>，查看所有文章。</p>'),
+)
+
+#: The home page of a site of the clean post alone (where a site-wide file is what is broken).
+SMALL_HOME = Hub(
+    "index.html", HUBS[0].title, HUBS[0].description,
+    HUBS[0].body.split("\n", 1)[0] + f'\n<p>{_PARAGRAPHS[-1]}</p>\n<p><a href="clean/{FILE}">第一篇</a></p>',
 )
 
 ROBOTS_TXT = f"""User-agent: *
@@ -266,14 +317,17 @@ class BrokenFile:
 
     def write_site(self, root: Path) -> Path:
         """The clean post, published with this broken file."""
-        (root / "clean").mkdir(parents=True)
-        (root / "clean" / FILE).write_text(page("clean"), encoding="utf-8")
+        write_clean_site(root)
         (root / self.name).write_text(self.content, encoding="utf-8")
         return root
 
 
 BROKEN_FILES = (
     BrokenFile("robots-txt-invalid", "robots.txt", "User-agent: *\nDisalow: /drafts/\n"),
+    BrokenFile("sitemap-url-not-built", "sitemap.xml", (
+        '<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        f"<url><loc>{SITE}clean/{FILE}</loc></url><url><loc>{SITE}gone/</loc></url></urlset>\n"
+    )),
     BrokenFile("sitemap-invalid", "sitemap.xml", f"<urlset><url><loc>{SITE}clean/{FILE}</loc></url>\n"),
 )
 
@@ -299,6 +353,15 @@ def page(rule: str) -> str:
     return next(b for b in BROKEN if b.rule == rule).html()
 
 
+def write_clean_site(root: Path) -> Path:
+    """The clean post, a home page that links it and the about page: a site the audit finds clean."""
+    (root / "clean").mkdir(parents=True)
+    (root / "clean" / FILE).write_text(page("clean"), encoding="utf-8")
+    for hub in (SMALL_HOME, *HUBS[1:]):
+        (root / hub.path).write_text(hub.html(), encoding="utf-8")
+    return root
+
+
 def write_site(root: Path) -> Path:
     """Write every page under `root`, with a robots.txt and a sitemap.xml listing every page."""
     for broken in PAGES:
@@ -306,6 +369,7 @@ def write_site(root: Path) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(broken.html(), encoding="utf-8")
     (root / "robots.txt").write_text(ROBOTS_TXT, encoding="utf-8")
+    (root / "heavy.js").write_text("//" + "x" * 1_700_000 + "\n", encoding="utf-8")  # page-too-heavy loads it
     urls = "".join(f"<url><loc>{SITE}{b.path}</loc></url>\n" for b in PAGES)
     (root / "sitemap.xml").write_text(
         '<?xml version="1.0" encoding="UTF-8"?>\n'

@@ -13,7 +13,8 @@ from perfblog.seo.rules import RULES
 # Findings that compare a page with other pages or with robots.txt: the audit's, not one page's.
 CROSS_PAGE = {
     "title-duplicate", "description-duplicate", "noindex-in-sitemap", "orphan-post", "link-depth-deep",
-    "hreflang-not-reciprocal",
+    "hreflang-not-reciprocal", "link-broken", "link-fragment-missing", "canonical-not-built",
+    "page-too-heavy", "content-near-duplicate",
 }  # fmt: skip
 
 

@@ -26,9 +26,7 @@ def report(broken: Path):
 
 
 def _clean_site(root: Path) -> Path:
-    (root / "clean").mkdir(parents=True)
-    (root / "clean" / seo_pages.FILE).write_text(seo_pages.page("clean"), encoding="utf-8")
-    return root
+    return seo_pages.write_clean_site(root)
 
 
 def _run(argv: list[str]) -> int:
@@ -89,7 +87,7 @@ def test_strict_exits_1_on_errors_and_0_on_a_clean_site(broken, tmp_path, capsys
     capsys.readouterr()
     clean = _clean_site(tmp_path)
     assert _run(["seo", "audit", str(clean), "--strict", "--format", "json"]) == 0
-    assert json.loads(capsys.readouterr().out) == {"pages": 1, "findings": []}
+    assert json.loads(capsys.readouterr().out) == {"pages": 3, "findings": []}  # post, home, about
 
 
 def test_text_report_shows_a_score_per_page(broken, capsys):
@@ -236,3 +234,29 @@ def test_lang_mismatch_weighs_ideographs_against_words_not_letters(lang, body, m
     html = f'<html lang="{lang}"><head><title>t</title></head><body><article>{body}</article></body></html>'
     found = list(check_lang_matches_text(read_page(html.encode(), "p.html")))
     assert bool(found) is mismatch, found
+
+
+def test_near_duplicates_are_found_through_sketches_whose_estimate_tracks_jaccard():
+    from perfblog.seo.sitewide import SHINGLE, similarity, sketch
+
+    base = "".join(seo_pages._PARAGRAPHS[:6])
+    other = "".join(seo_pages._PARAGRAPHS[6:12])
+
+    def shingles(value: str) -> set[str]:
+        return {value[i : i + SHINGLE] for i in range(len(value) - SHINGLE + 1)}
+
+    for a, b in ((base, base), (base, base[:1500] + other[:300]), (base, other)):
+        exact = len(shingles(a) & shingles(b)) / len(shingles(a) | shingles(b))
+        assert abs(similarity(sketch(a), sketch(b)) - exact) < 0.12, (exact, len(a), len(b))
+
+
+def test_a_date_archive_that_repeats_the_home_page_is_told_to_say_noindex_follow(tmp_path):
+    clean = seo_pages.page("clean")
+    for page in ("index.html", "archive/2026/index.html"):
+        target = tmp_path / page
+        target.parent.mkdir(parents=True, exist_ok=True)
+        html = clean.replace(f"https://example.org/clean/{seo_pages.FILE}", f"https://example.org/{page}")
+        target.write_text(html.replace(seo_pages.TITLE.replace("$name", "clean"), page), encoding="utf-8")
+    found = [f for f in audit_site(tmp_path).findings if f.rule == "content-near-duplicate"]
+    assert {f.page for f in found} == {"index.html", "archive/2026/index.html"}
+    assert "noindex, follow" in next(f.message for f in found if f.page.startswith("archive"))

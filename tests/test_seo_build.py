@@ -122,6 +122,13 @@ def test_sitemap_replaces_mkdocs_one_with_true_lastmod_and_no_draft(built):
     assert "unfinished-draft" not in (built / "feed.xml").read_text()
 
 
+def test_date_archives_say_noindex_follow_and_leave_the_sitemap(built):
+    for archive in ("archive/2024/index.html", "archive/2024/page/2/index.html"):
+        assert _doc(built, archive).xpath("//meta[@name='robots']/@content") == ["noindex, follow"]
+    assert "archive/2024" not in (built / "sitemap.xml").read_text()
+    assert not _doc(built, "index.html").xpath("//meta[@name='robots']")
+
+
 def test_404_page_is_noindex(built):
     assert _doc(built, "404.html").xpath("//meta[@name='robots']/@content") == ["noindex"]
 

@@ -38,7 +38,7 @@ OUT = Path(__file__).parent / "oiwiki" / "docs"
 _META_LINE = re.compile(r"^(author|autor|disqus|pagetime|title):(.*)$")  # every key OI-wiki uses
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _INLINE_LINK = re.compile(r"(\]\()([^)\s]+)")
-_REF_LINK = re.compile(r"^(\s*\[[^\]]+\]:\s*)(\S+)")
+_REF_LINK = re.compile(r"^(\s*\[[^\]^][^\]]*\]:\s*)([^\s\[\]()]+)$")  # [id]: url, not a [^footnote]:
 _HTML_SRC = re.compile(r"""(\b(?:src|href)=["'])([^"']+)""")
 _MATH = re.compile(r"\$([^$]+)\$")
 _SENTENCE = re.compile(r"^(.+?(?:[。．！？]|[.!?](?=\s|$)))")

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 import lxml.html
 from lxml import etree
 
-from perfblog.seo import links, rules, sitemap, text
+from perfblog.seo import links, rules, sitemap, sitewide, text
 from perfblog.seo import robots as robots_txt
 from perfblog.seo.errors import AuditError, SitemapError
 from perfblog.seo.registry import Finding, Rule, Severity
@@ -58,6 +58,11 @@ _CANONICAL = etree.XPath("//head/link[@rel='canonical']/@href")
 _JSONLD = etree.XPath("//script[@type='application/ld+json']")
 _H1 = etree.XPath("//body//h1")
 _IMAGES = etree.XPath("//body//img")
+_IDS = etree.XPath("//@id | //a/@name")
+_ELEMENTS = etree.XPath("count(//*)")
+_RESOURCES = etree.XPath("//link[@rel='stylesheet']/@href | //script/@src | //img/@src")
+_HEADINGS = etree.XPath(".//*[self::h1 or self::h2 or self::h3 or self::h4 or self::h5 or self::h6]")
+_SIZED = re.compile(r"\bwidth\s*:.*\bheight\s*:|\bheight\s*:.*\bwidth\s*:", re.IGNORECASE | re.DOTALL)
 _ANCHORS = etree.XPath("//body//a[@href]")
 _CONTENT_HREFS = etree.XPath(".//a/@href")
 #: Links in the text, less those in list entries (Material's post excerpts on index, archive, category).
@@ -138,7 +143,10 @@ def read_page(html: bytes, page: str) -> PageFacts:
         doc = lxml.html.document_fromstring(_decoded(html))
     except (etree.ParserError, ValueError) as exc:
         raise AuditError(f"{page}: cannot parse HTML: {exc}") from exc
-    facts = PageFacts(page=page, lang=(doc.get("lang") or "").strip() or None)
+    facts = PageFacts(page=page, lang=(doc.get("lang") or "").strip() or None, size=len(html))
+    facts.elements = int(_ELEMENTS(doc))  # the DOM as served, nothing dropped yet
+    facts.ids = frozenset(_IDS(doc))
+    facts.resources = list(_RESOURCES(doc))
     titles = _TITLE(doc)
     facts.title = _text(titles[0]) if titles else None
     for meta in _META(doc):
@@ -164,19 +172,29 @@ def read_page(html: bytes, page: str) -> PageFacts:
     facts.images = [(img.get("src", ""), img.get("alt")) for img in _IMAGES(doc)]
     facts.hreflang = [(x.get("hreflang", "").strip(), x.get("href", "").strip()) for x in _HREFLANG(doc)]
     facts.blocking = [str(url).strip() for url in _BLOCKING(doc)]
+    facts.unsized_images = [img.get("src", "") for img in _IMAGES(doc) if not _sized(img)]
     facts.anchors = [(a.get("href"), _text(a)) for a in _ANCHORS(doc)]
     root = next((found[0] for xp in _CONTENT_ROOTS if (found := xp(doc))), doc)  # bodiless: the page
     for element in _NOT_TEXT(root):
         if element.getparent() is not None:
             element.drop_tree()
-    facts.content_links = [h for h in _CONTENT_HREFS(root) if not h.startswith("#")]
+    hrefs = _CONTENT_HREFS(root)
+    facts.content_links = [h for h in hrefs if not h.startswith("#")]
+    facts.fragments = [h for h in hrefs if h.startswith("#")]
     facts.authored_links = [h for h in _AUTHORED_HREFS(root) if not h.startswith("#")]
+    facts.headings = [(int(h.tag[1]), _text(h)) for h in _HEADINGS(root)]
     facts.h2 = [_text(h) for h in _H2(root)]
     facts.intro = _opening([t for p in _PARAGRAPHS(root) if (t := _text(p))])
     facts.body = _text(root)
     if facts.is_post:  # segmentation is the costly part; only posts need it
         facts.tokens = text.default_segmenter().tokens(facts.body)
     return facts
+
+
+def _sized(img: etree._Element) -> bool:
+    """Whether the browser knows an image's box before it loads (no layout shift): width and height
+    attributes, or both in its inline style."""
+    return bool(img.get("width") and img.get("height")) or bool(_SIZED.search(img.get("style") or ""))
 
 
 def _opening(paragraphs: list[str]) -> str:
@@ -220,7 +238,9 @@ def audit_site(site_dir: Path, pages: list[PageFacts] | None = None) -> AuditRep
         pages = read_site(site_dir)
     robots = robots_txt.read(site_dir)
     results: dict[str, PageResult] = {}
+    index = sitewide.SiteIndex(site_dir)
     for facts in pages:
+        index.add(facts)
         findings = list(page_findings(facts))
         if robots and not facts.noindex:
             findings.extend(_robots_findings(facts, robots))
@@ -234,10 +254,18 @@ def audit_site(site_dir: Path, pages: list[PageFacts] | None = None) -> AuditRep
     _duplicates(report.pages, "title", rules.TITLE_DUPLICATE)
     _duplicates(report.pages, "description", rules.DESCRIPTION_DUPLICATE)
     _not_reciprocal(report.pages)
+    listed: set[str] = set()
     try:
-        _noindex_in_sitemap(report.pages, site_dir)
+        listed = set(sitemap.locs(site_dir))
     except SitemapError as exc:
         report.site_findings.append(rules.SITEMAP_INVALID.at("sitemap.xml", str(exc)))
+    _noindex_in_sitemap(report.pages, listed)
+    declared = robots.sitemaps[0] if robots and robots.sitemaps else None
+    for finding in index.findings(sorted(listed), declared):
+        if finding.page in results:
+            results[finding.page].findings.append(finding)
+        else:
+            report.site_findings.append(finding)
     if robots:
         report.site_findings.extend(rules.ROBOTS_TXT_INVALID.at("robots.txt", line) for line in robots.errors)
     return report
@@ -281,9 +309,8 @@ def _not_reciprocal(pages: list[PageResult]) -> None:
                                                           f"it does not list {page.page}"))
 
 
-def _noindex_in_sitemap(pages: list[PageResult], site_dir: Path) -> None:
-    """Flag the noindex pages the sitemap lists; read it on every site, so a malformed one is reported."""
-    listed = set(sitemap.locs(site_dir))
+def _noindex_in_sitemap(pages: list[PageResult], listed: set[str]) -> None:
+    """Flag the noindex pages the sitemap (its <loc>s: `listed`) lists."""
     noindex = [p for p in pages if p.noindex]
     if not noindex:
         return

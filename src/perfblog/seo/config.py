@@ -36,6 +36,9 @@ class SeoConfig(base.Config):
     """End each post with a block of links to up to `seo_related_count` related posts of its language."""
     seo_related_count = c.Type(int, default=RELATED_COUNT)
     """How many posts a related-posts block lists at most."""
+    seo_noindex_archives = c.Type(bool, default=True)
+    """Material's date archives say `noindex, follow` and leave the sitemap: they list what the home
+    page lists, and the audit would find them near-duplicates of it."""
     seo_audit = c.Type(bool, default=True)
     """Audit the built site at the end of every build (errors fail `mkdocs build --strict`)."""
     seo_sitemap = c.Type(bool, default=True)

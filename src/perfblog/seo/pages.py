@@ -19,6 +19,7 @@ from urllib.parse import urljoin, urlsplit
 
 import lxml.html
 from lxml import etree
+from material.plugins.blog.structure import Archive
 from mkdocs.structure.pages import Page
 
 from perfblog.core import project
@@ -67,6 +68,7 @@ class Site:
     default_image: str | None = None
     verification: Mapping[str, str] | None = None
     feed: str | None = None
+    noindex_archives: bool = True  # Material's date archives say "noindex, follow"
 
 
 @dataclass(frozen=True)
@@ -266,7 +268,10 @@ def describe(page: Page, site: Site, translations: Translations | None = None,
     source = page.file.src_uri
     is_post = "date" in meta
     draft = bool(meta.get("draft"))
-    noindex = draft or "noindex" in str(meta.get("robots", "")).lower()
+    # A date archive lists what the home page lists (the audit finds them near-duplicates): crawlers
+    # follow its links to the posts but leave it out of the index.
+    archive = site.noindex_archives and isinstance(page, Archive)
+    noindex = draft or archive or "noindex" in str(meta.get("robots", "")).lower()
     headline, title = _page_title(page, site)
     description = _description(page, site, is_post)
     canonical = canonical_url(page, site)

@@ -90,6 +90,7 @@ class SeoPlugin(BasePlugin[SeoConfig]):
             default_image=self.config.seo_default_image,
             verification=verification,
             feed=url + feed.FEED_NAME if self.config.seo_feed else None,
+            noindex_archives=self.config.seo_noindex_archives,
         )
         _no_remote_fonts(config)
         self.cards = None

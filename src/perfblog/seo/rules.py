@@ -13,6 +13,7 @@ page to tests/seo_pages.py, and regenerate the docs (`blog seo rules > docs/seo-
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections import Counter
@@ -47,6 +48,12 @@ KEYWORDS_MAX = 5  # more meta keywords than this reads as stuffing
 CONTENT_MIN_WORDS = 300  # rjieba words outside code, about 600 汉字
 INTERNAL_LINKS_MIN = 2  # other pages of the site a post's own text links to; fewer reads as a dead end
 LINK_DEPTH_MAX = 3  # clicks from the home page; deeper pages are crawled late or not at all
+PAGE_MIN_CHARS = 150  # characters of text outside headings, code and navigation, on any other page
+DOM_MAX_ELEMENTS = 5000  # Lighthouse's dom-size is happier under 1400; Material with a 250-page navigation
+# is at 1700 (the corpus's median) and 4100 (its 95th percentile); highlighted code adds a span a token
+PAGE_MAX_BYTES = 1_600_000  # HTML + the local CSS, JS and images it loads, as stored: the mobile
+# budget performance guides use (Lighthouse fails pages over 5 MB transferred)
+TITLE_H1_MIN_SHARED = 0.5  # share of the H1's words the title must hold when neither contains the other
 GENERIC_LINK_TEXT = frozenset(
     {
         "点击这里", "点击此处", "点这里", "这里", "此处", "更多", "阅读更多", "查看更多", "了解更多", "详情",
@@ -72,6 +79,8 @@ GOOGLE_PROPERTIES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 }
 _BLOCKING = re.compile(r"\b(noindex|none)\b")
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
+_SPACE = re.compile(r"\s+")
+_NON_WORD = re.compile(r"\W+")
 
 
 @dataclass
@@ -93,6 +102,13 @@ class PageFacts:
     images: list[tuple[str, str | None]] = field(default_factory=list)  # (src, alt)
     hreflang: list[tuple[str, str]] = field(default_factory=list)  # (tag, href) of each hreflang link
     blocking: list[str] = field(default_factory=list)  # URLs of render-blocking head stylesheets and scripts
+    unsized_images: list[str] = field(default_factory=list)  # srcs of images without width and height
+    headings: list[tuple[int, str]] = field(default_factory=list)  # (level, text) in the content, in order
+    fragments: list[str] = field(default_factory=list)  # "#…" links inside the content
+    ids: frozenset[str] = frozenset()  # every id (and <a name>) a link's #fragment may target
+    resources: list[str] = field(default_factory=list)  # stylesheets, scripts and images it loads
+    size: int = 0  # bytes of HTML
+    elements: int = 0  # elements in the DOM
     anchors: list[tuple[str | None, str]] = field(default_factory=list)  # every <a href>: (href, text)
     content_links: list[str] = field(default_factory=list)  # hrefs inside the article body
     authored_links: list[str] = field(default_factory=list)  # content_links minus list entries (excerpts)
@@ -260,6 +276,56 @@ CONTENT_TOO_THIN = _rule(
     "content-too-thin", WARNING, _POSTS, Topic.LENGTH,
     f"fewer than {CONTENT_MIN_WORDS} words outside code (≈{CONTENT_MIN_WORDS * 2} 汉字)",
     "explain the code and its numbers in prose")
+PAGE_THIN = _rule(
+    "page-thin", WARNING, _INDEXABLE, Topic.LENGTH,
+    f"a page that is not a post has under {PAGE_MIN_CHARS} characters of text outside headings "
+    "(posts: `content-too-thin`)",
+    "write what the page is for, merge it into another, or mark it `robots: noindex`")
+TITLE_H1_MISMATCH = _rule(
+    "title-h1-mismatch", WARNING, _INDEXABLE, Topic.TITLE,
+    f"the title and the one `<h1>` disagree: neither holds the other, and the title has under "
+    f"{TITLE_H1_MIN_SHARED:.0%} of the H1's words (one-character words like 的 aside; Baidu wants them "
+    "to agree)",
+    "let the `#` heading and the front matter `title` say the same thing")
+HEADING_SKIP = _rule(
+    "heading-skip", WARNING, _INDEXABLE, Topic.OTHER,
+    "a heading is more than one level below the one before it (`<h1>` then `<h3>`)",
+    "use the next level (`##` under `#`), or style the heading instead")
+IMAGE_SIZE_MISSING = _rule(
+    "image-size-missing", WARNING, _PAGE, Topic.IMAGES,
+    "an `<img>` has no `width` and `height` (attributes or inline style): the page shifts as it loads",
+    'give its size: `![描述](chart.png){ width="640" height="360" }` (attr_list)')
+DOM_TOO_LARGE = _rule(
+    "dom-too-large", WARNING, _INDEXABLE, Topic.OTHER,
+    f"the page has over {DOM_MAX_ELEMENTS} elements (Lighthouse's dom-size), which slows every render",
+    "split the page, or shorten the navigation (`navigation.prune`, fewer pages per section)")
+PAGE_TOO_HEAVY = _rule(
+    "page-too-heavy", WARNING, _INDEXABLE, Topic.OTHER,
+    f"the page and the local stylesheets, scripts and images it loads weigh over "
+    f"{PAGE_MAX_BYTES / 1e6:g} MB as stored",
+    "compress or shrink the images (WebP, a smaller width); split a long page")
+LINK_BROKEN = _rule(
+    "link-broken", ERROR, _PAGE, Topic.LINKS,
+    "a link in the content points into the site, to no file of the built site (a missing page, an "
+    "unconverted `.md` link)",
+    "correct the link: MkDocs resolves `[text](other.md)` relative to the Markdown file")
+LINK_FRAGMENT_MISSING = _rule(
+    "link-fragment-missing", WARNING, _PAGE, Topic.LINKS,
+    "a link's `#fragment` names no id of the page it points to",
+    "link to a heading's id as the built page spells it (see its ¶ link)")
+CANONICAL_NOT_BUILT = _rule(
+    "canonical-not-built", ERROR, _INDEXABLE, Topic.OTHER,
+    "the canonical URL is on this site but no built page is served there",
+    "fix `site_url`, or the page's `canonical_url`/slug")
+SITEMAP_URL_NOT_BUILT = _rule(
+    "sitemap-url-not-built", ERROR, _SITE, Topic.OTHER,
+    "a `sitemap.xml` `<loc>` on this site maps to no built page",
+    "rebuild: the seo plugin lists only the pages it built")
+CONTENT_NEAR_DUPLICATE = _rule(
+    "content-near-duplicate", WARNING, _INDEXABLE, Topic.OTHER,
+    "another indexable page has nearly the same text (MinHash estimate of shared 5-character shingles "
+    "≥ 0.85), such as a date archive repeating the home page",
+    "merge the pages, or mark one `noindex, follow` (the seo plugin does for date archives)")
 LANG_MISSING = _rule(
     "lang-missing", ERROR, _PAGE, Topic.OTHER, "`<html>` has no `lang` attribute",
     "set `theme.language` in mkdocs.yml (zh → zh-CN)")
@@ -374,6 +440,42 @@ def check_canonical(p: PageFacts) -> Iterator[Finding]:
         yield CANONICAL_NOT_ABSOLUTE.at(p.page, f"canonical {p.canonical!r} is not an absolute http(s) URL")
 
 
+@RULES.check(PAGE_THIN, TITLE_H1_MISMATCH, HEADING_SKIP, DOM_TOO_LARGE)
+def check_structure(p: PageFacts) -> Iterator[Finding]:
+    """What an indexable page's outline says: enough text, a title the H1 agrees with, no skipped
+    heading level, a DOM a browser renders quickly."""
+    if not p.is_post and (chars := prose_chars(p)) < PAGE_MIN_CHARS:
+        yield PAGE_THIN.at(p.page, f"{chars} characters of text outside headings (< {PAGE_MIN_CHARS})")
+    if p.title and len(p.h1) == 1 and not _agrees(p.title, p.h1[0]):
+        yield TITLE_H1_MISMATCH.at(p.page, f"title {p.title!r} and H1 {p.h1[0]!r} disagree")
+    for (above, upper), (level, label) in itertools.pairwise(p.headings):
+        if level > above + 1:
+            yield HEADING_SKIP.at(p.page, f"<h{level}> {label[:40]!r} follows <h{above}> {upper[:40]!r}")
+    if p.elements > DOM_MAX_ELEMENTS:
+        yield DOM_TOO_LARGE.at(p.page, f"{p.elements} elements (> {DOM_MAX_ELEMENTS})")
+
+
+def prose_chars(p: PageFacts) -> int:
+    """Characters of the page's text outside its headings, spaces not counted."""
+    return len(_SPACE.sub("", p.body)) - sum(len(_SPACE.sub("", label)) for _, label in p.headings)
+
+
+def _agrees(title: str, h1: str) -> bool:
+    """Whether a title and an H1 say the same thing: one holds the other (the title may add the site
+    name or a page number), or the title holds at least `TITLE_H1_MIN_SHARED` of the H1's words."""
+    t, h = _NON_WORD.sub("", text.normalize(title)), _NON_WORD.sub("", text.normalize(h1))
+    if not t or not h or h in t or t in h:
+        return True
+    h1_words, title_words = _content_words(h1), _content_words(title)
+    return len(h1_words & title_words) >= TITLE_H1_MIN_SHARED * len(h1_words)
+
+
+def _content_words(value: str) -> set[str]:
+    """The words of a title, without one-character Chinese words (的, 与, 和 carry no subject)."""
+    words = text.default_segmenter().words(text.normalize(value))
+    return {w for w in words if len(w) > 1 or not _HAN.match(w)}
+
+
 @RULES.check(LANG_MISSING)
 def check_lang(p: PageFacts) -> Iterator[Finding]:
     if not p.lang:
@@ -388,11 +490,13 @@ def check_headings(p: PageFacts) -> Iterator[Finding]:
         yield H1_MULTIPLE.at(p.page, f"{len(p.h1)} <h1> elements; use one")
 
 
-@RULES.check(IMAGE_ALT_MISSING)
+@RULES.check(IMAGE_ALT_MISSING, IMAGE_SIZE_MISSING)
 def check_images(p: PageFacts) -> Iterator[Finding]:
     for src, alt in p.images:
         if alt is None:
             yield IMAGE_ALT_MISSING.at(p.page, f"<img src={src!r}> has no alt attribute")
+    for src in p.unsized_images:
+        yield IMAGE_SIZE_MISSING.at(p.page, f"<img src={src!r}> has no width and height")
 
 
 @RULES.check(LINK_EMPTY_HREF, LINK_TEXT_GENERIC)

@@ -10,8 +10,10 @@ space Chinese writers put between Chinese and Latin words.
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -68,16 +70,17 @@ _HAN = re.compile(r"[\u3400-\u4DBF\u4E00-\u9FFF\uF900-\uFAFF]+")
 @dataclass(frozen=True)
 class Tokens:
     """A text segmented once, for counting keyphrases in it: its word tokens normalised and joined
-    (spaces and punctuation dropped, so 背包 DP, 背包DP and Link/Cut Tree match Link Cut Tree), the
-    offsets at which a token begins or ends, and where each word begins.
+    (spaces and punctuation dropped, so 背包 DP, 背包DP and Link/Cut Tree match Link Cut Tree), and
+    where each word begins.
 
     A run of ideographs the dictionary does not know (rjieba's HMM joins 树 and 是 in 二叉搜索树是)
-    is no word: every offset inside it counts as a boundary, so only dictionary words are never cut.
+    is no word: a keyphrase may begin or end inside it, so only dictionary words are never cut.
     """
 
     text: str
-    bounds: frozenset[int]
     starts: tuple[int, ...]  # offset of each word in `text`, in order
+    tokens: tuple[str, ...]  # the words themselves
+    known: Callable[[str], bool]  # whether the dictionary has a word
 
     @property
     def words(self) -> int:
@@ -86,12 +89,12 @@ class Tokens:
 
     def find(self, needle: str) -> list[int]:
         """Offsets of the non-overlapping occurrences of `needle` (another `Tokens.text`) that begin
-        and end on token boundaries."""
+        and end on word boundaries."""
         found: list[int] = []
         at = self.text.find(needle) if needle else -1
         while at >= 0:
             end = at + len(needle)
-            if at in self.bounds and end in self.bounds:
+            if self._boundary(at) and self._boundary(end):
                 found.append(at)
                 at = self.text.find(needle, end)
             else:
@@ -101,6 +104,15 @@ class Tokens:
     def word_at(self, offset: int) -> int:
         """The index of the word that holds `offset`."""
         return bisect.bisect_right(self.starts, offset) - 1
+
+    def _boundary(self, offset: int) -> bool:
+        if offset >= len(self.text):
+            return True
+        index = self.word_at(offset)
+        if self.starts[index] == offset:
+            return True
+        token = self.tokens[index]
+        return bool(_HAN.fullmatch(token)) and not self.known(token)  # inside the HMM's guess
 
 
 class Segmenter:
@@ -125,21 +137,12 @@ class Segmenter:
 
     def tokens(self, text: str) -> Tokens:
         """`text` segmented for counting keyphrases (see `Tokens`)."""
-        joined: list[str] = []
-        starts: list[int] = []
-        bounds, at = {0}, 0
-        # NFKC before cutting (full-width letters become words), casefold after (the dictionary has case).
-        for token in self._jieba.cut(unicodedata.normalize("NFKC", text)):
-            if not _is_word(token):
-                continue
-            folded = token.casefold()
-            joined.append(folded)
-            starts.append(at)
-            if len(folded) > 1 and _HAN.fullmatch(folded) and not self._jieba.has_word(token):
-                bounds.update(range(at + 1, at + len(folded)))  # the HMM's guess, not a word: 树是
-            at += len(folded)
-            bounds.add(at)
-        return Tokens("".join(joined), frozenset(bounds), tuple(starts))
+        # Normalised before cutting: full-width letters become words; no dictionary word mixes case
+        # and ideographs, so case-folded Latin runs are cut as before.
+        folded = normalize(text)
+        words = tuple(tok for tok in self._jieba.cut(folded) if tok.isalnum() or _WORDLIKE.search(tok))
+        starts = tuple(itertools.accumulate(map(len, words), initial=0))[:-1]
+        return Tokens("".join(words), starts, words, self._jieba.has_word)
 
     def needle(self, phrase: str) -> str:
         """`phrase` as `Tokens.find` looks for it."""

@@ -1,0 +1,214 @@
+"""The checks no page can make alone, through an index the audit fills page by page.
+
+`SiteIndex.add` takes what each page's facts say (read once, by `audit.read_page`) and keeps only
+what the site-wide rules compare: the ids a `#fragment` may target, the page's links, the files it
+loads, its canonical URL and a MinHash sketch of its text. `SiteIndex.findings` then checks links,
+fragments, canonical and sitemap URLs against the built files, weighs each page with what it loads,
+and finds near-duplicate pages by looking sketches up in an inverted index: never all pairs, so the
+cost grows with the text, not with the square of the page count.
+"""
+
+from __future__ import annotations
+
+import itertools
+import posixpath
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote, urljoin, urlsplit
+
+import numpy as np
+
+from perfblog.seo import rules, text
+from perfblog.seo.registry import Finding
+from perfblog.seo.rules import PageFacts
+
+_SKIPPED_SCHEMES = ("mailto", "tel", "javascript", "data", "ftp")
+_PLACEHOLDER_ROOT = "https://site.invalid/"  # a site without canonical URLs: only relative links resolve
+
+# Near-duplicates: the text as overlapping 5-character shingles (words without a segmenter, for any
+# language), each page sketched by its SKETCH smallest shingle hashes (bottom-k MinHash). Pages sharing
+# at least a quarter of their sketches are compared; a sketch value held by more than COMMON pages is
+# boilerplate, and is not looked up (so one shared sentence never makes every pair a candidate).
+SHINGLE = 5
+SKETCH = 256
+COMMON = 64
+NEAR_DUPLICATE = 0.85  # estimated Jaccard similarity of two pages' shingles that makes them near-duplicates
+
+
+def sketch(body: str) -> np.ndarray:
+    """The bottom-`SKETCH` MinHash sketch of a text: the smallest distinct 64-bit shingle hashes, sorted.
+
+    Hashing is vectorised (a polynomial hash of each 5-character window, then the splitmix64 finaliser),
+    so a long page costs milliseconds; datasketch's MinHash hashes each shingle in Python."""
+    codes = np.frombuffer("".join(text.normalize(body).split()).encode("utf-32-le"), dtype=np.uint32)
+    if codes.size < SHINGLE:
+        return np.empty(0, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        windows = np.zeros(codes.size - SHINGLE + 1, dtype=np.uint64)
+        for offset in range(SHINGLE):
+            windows = windows * np.uint64(1_000_003) + codes[offset : offset + windows.size].astype(np.uint64)
+        windows ^= windows >> np.uint64(30)
+        windows *= np.uint64(0xBF58476D1CE4E5B9)
+        windows ^= windows >> np.uint64(27)
+        windows *= np.uint64(0x94D049BB133111EB)
+        windows ^= windows >> np.uint64(31)
+    return np.unique(windows)[:SKETCH]
+
+
+def similarity(a: np.ndarray, b: np.ndarray) -> float:
+    """Jaccard similarity of two texts, estimated from their bottom-k sketches."""
+    union = np.union1d(a, b)[:SKETCH]
+    if not union.size:
+        return 0.0
+    both = np.intersect1d(a, b, assume_unique=True)
+    return float(np.isin(union, both, assume_unique=True).sum()) / union.size
+
+
+@dataclass(frozen=True)
+class _Page:
+    """What the site-wide rules need of one page."""
+
+    rel: str
+    canonical: str | None
+    noindex: bool
+    links: tuple[str, ...]  # hrefs in the content, #fragments included
+    resources: tuple[str, ...]
+    size: int
+    sketch: np.ndarray | None  # None: noindex, or too little text to compare
+
+
+class SiteIndex:
+    """The built site as the site-wide rules see it; fill it with `add`, then read `findings`."""
+
+    def __init__(self, site_dir: Path) -> None:
+        self.site_dir = site_dir
+        self._pages: list[_Page] = []
+        self._ids: dict[str, frozenset[str]] = {}
+        self._sizes: dict[str, int | None] = {}  # built file -> bytes; None: no such file
+
+    def add(self, facts: PageFacts) -> None:
+        self._ids[facts.page] = facts.ids
+        indexable = not facts.noindex and rules.prose_chars(facts) >= rules.PAGE_MIN_CHARS
+        self._pages.append(_Page(
+            facts.page, facts.canonical, facts.noindex, (*facts.content_links, *facts.fragments),
+            tuple(facts.resources), facts.size, sketch(facts.body) if indexable else None,
+        ))  # fmt: skip
+
+    def findings(self, sitemap_urls: Iterable[str] = (), sitemap_url: str | None = None,
+                 ) -> Iterator[Finding]:
+        """Every site-wide finding; `sitemap_urls` are the sitemap's <loc>s, `sitemap_url` where it says
+        the sitemap lives (robots.txt), which dates the site's root when no page has a canonical URL."""
+        root = self._root(sitemap_url)
+        for page in self._pages:
+            url = urljoin(root, page.rel.removesuffix("index.html"))
+            yield from self._links(page, url, root)
+            if not page.noindex:
+                yield from self._canonical(page, root)
+                yield from self._weight(page, url, root)
+        for loc in sitemap_urls:
+            inside, rel = self._resolve(loc, root)
+            if inside and rel is None:
+                message = f"<loc>{loc}</loc> is no page of the built site"
+                yield rules.SITEMAP_URL_NOT_BUILT.at("sitemap.xml", message)
+        yield from self._near_duplicates()
+
+    def _root(self, sitemap_url: str | None) -> str:
+        """The site's URL: what most canonical URLs say once their page's own path is taken off."""
+        roots: Counter[str] = Counter()
+        for page in self._pages:
+            path = page.rel.removesuffix("index.html")
+            canonical = page.canonical or ""
+            if urlsplit(canonical).scheme in ("http", "https") and unquote(canonical).endswith(path):
+                roots[canonical[: len(canonical) - len(path)] if path else canonical] += 1
+        if roots:
+            return roots.most_common(1)[0][0]
+        if sitemap_url:
+            return sitemap_url.rsplit("/", 1)[0] + "/"
+        return _PLACEHOLDER_ROOT
+
+    def _resolve(self, url: str, root: str) -> tuple[bool, str | None]:
+        """(whether `url` is inside the site, the built file it is served from or None if there is none)."""
+        parts, base = urlsplit(url), urlsplit(root)
+        if parts.netloc.lower() != base.netloc.lower() or parts.scheme not in ("http", "https"):
+            return False, None
+        path = unquote(parts.path) or "/"
+        if not path.startswith(base.path):
+            return False, None
+        rel = posixpath.normpath(path[len(base.path):]) if path != base.path else "."
+        if rel.startswith(".."):
+            return False, None
+        rel = "" if rel == "." else rel
+        candidates = [f"{rel}/index.html".lstrip("/")] if path.endswith("/") or not rel else \
+            [rel, f"{rel}/index.html"]
+        return True, next((c for c in candidates if self._size(c) is not None), None)
+
+    def _size(self, rel: str) -> int | None:
+        """Bytes of a built file, None if there is none; each file is looked at once."""
+        if rel not in self._sizes:
+            path = self.site_dir / rel
+            self._sizes[rel] = path.stat().st_size if path.is_file() else None
+        return self._sizes[rel]
+
+    def _links(self, page: _Page, url: str, root: str) -> Iterator[Finding]:
+        for href in page.links:
+            href = href.strip()
+            if not href or urlsplit(href).scheme in _SKIPPED_SCHEMES:
+                continue
+            target = urljoin(url, href)
+            inside, rel = self._resolve(target, root)
+            if not inside:
+                continue
+            if rel is None:
+                message = f"links to {href!r}, which is no file of the built site"
+                yield rules.LINK_BROKEN.at(page.rel, message)
+                continue
+            fragment = unquote(urlsplit(target).fragment)
+            ids = self._ids.get(rel)
+            if fragment and fragment != "top" and ids is not None and fragment not in ids:
+                message = f"links to {href!r}: {rel} has no id {fragment!r}"
+                yield rules.LINK_FRAGMENT_MISSING.at(page.rel, message)
+
+    def _canonical(self, page: _Page, root: str) -> Iterator[Finding]:
+        if not page.canonical:
+            return
+        inside, rel = self._resolve(page.canonical, root)
+        if inside and rel is None:
+            message = f"canonical {page.canonical} is no page of the built site"
+            yield rules.CANONICAL_NOT_BUILT.at(page.rel, message)
+
+    def _weight(self, page: _Page, url: str, root: str) -> Iterator[Finding]:
+        loaded = {rel for href in page.resources if (rel := self._resolve(urljoin(url, href), root)[1])}
+        total = page.size + sum(self._size(rel) or 0 for rel in loaded)
+        if total > rules.PAGE_MAX_BYTES:
+            budget = rules.PAGE_MAX_BYTES / 1e6
+            message = f"{total / 1e6:.2f} MB with the {len(loaded)} local files it loads (> {budget:g} MB)"
+            yield rules.PAGE_TOO_HEAVY.at(page.rel, message)
+
+    def _near_duplicates(self) -> Iterator[Finding]:
+        sketched = [page for page in self._pages if page.sketch is not None and page.sketch.size]
+        postings: dict[int, list[int]] = defaultdict(list)
+        for number, page in enumerate(sketched):
+            for value in page.sketch.tolist():
+                postings[value].append(number)
+        shared: Counter[tuple[int, int]] = Counter()
+        for holders in postings.values():
+            if len(holders) <= COMMON:
+                shared.update(itertools.combinations(holders, 2))
+        twins: dict[int, list[tuple[int, float]]] = defaultdict(list)
+        for (a, b), count in shared.items():
+            score = similarity(sketched[a].sketch, sketched[b].sketch) if count * 4 >= SKETCH else 0.0
+            if score >= NEAR_DUPLICATE:
+                twins[a].append((b, score))
+                twins[b].append((a, score))
+        for number, others in sorted(twins.items()):
+            page = sketched[number]
+            listed = ", ".join(f"{sketched[o].rel} ({score:.2f})" for o, score in sorted(others))
+            advice = " (a date archive: let it say noindex, follow)" if _is_archive(page.rel) else ""
+            yield rules.CONTENT_NEAR_DUPLICATE.at(page.rel, f"its text is that of {listed}{advice}")
+
+
+def _is_archive(rel: str) -> bool:
+    """Whether a page is a date archive: a path segment that is a year (archive/2026/, 2026/05/)."""
+    return any(part.isdigit() and len(part) == 4 for part in rel.split("/"))
