@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageChops
 
+from perfblog.core import fonts
 from perfblog.seo import cards
 from perfblog.seo.errors import CardError
 
@@ -16,11 +17,11 @@ TITLE = "torch.compile 整图编译实测：fullgraph、图断裂与 CUDA Graphs
 
 
 @pytest.fixture(scope="module")
-def font() -> cards.CardFont:
+def font() -> fonts.Font:
     return cards.find_font()  # `make fonts` installs fonts-wqy-zenhei; Noto Sans CJK is preferred
 
 
-def _cards(font: cards.CardFont, tmp_path: Path) -> cards.Cards:
+def _cards(font: fonts.Font, tmp_path: Path) -> cards.Cards:
     return cards.Cards(font, "PyTorch 性能笔记", "blog.example.com", tmp_path / "cache", tmp_path / "site")
 
 
@@ -37,8 +38,8 @@ def test_chinese_titles_are_drawn_as_glyphs_not_missing_glyph_boxes(font):
     first = cards.draw("图断裂与重新编译", "站点", "example.org", font)
     second = cards.draw("整图编译的代价", "站点", "example.org", font)
     assert ImageChops.difference(first, second).getbbox() is not None
-    glyph = cards._glyph(font.load(32), "图")
-    assert glyph != cards._glyph(font.load(32), "\U0010fffd") and any(glyph)
+    glyph = fonts._glyph(font.load(32), "图")
+    assert glyph != fonts._glyph(font.load(32), "\U0010fffd") and any(glyph)
 
 
 def test_an_unchanged_title_is_never_drawn_twice(font, tmp_path):

@@ -2,6 +2,7 @@
 
     BlogError
     ├── ProjectError          no site here, or its mkdocs.yml cannot be loaded (names the file)
+    ├── FontError             no CJK font to draw images with, or the named one draws no Chinese
     ├── perfblog.generator.errors.GeneratorError   (and its subclasses)
     └── perfblog.seo.errors.SeoError               (and its subclasses)
 
@@ -17,3 +18,7 @@ class BlogError(Exception):
 
 class ProjectError(BlogError):
     """The site's configuration cannot be found or loaded; the message names the file."""
+
+
+class FontError(BlogError):
+    """No CJK font was found to draw with, or the configured file is no font that draws Chinese."""

@@ -9,10 +9,8 @@ text, the font, the drawing's version), so an unchanged post is never drawn twic
 
 from __future__ import annotations
 
-import fnmatch
 import hashlib
 import json
-import os
 import re
 import shutil
 from dataclasses import dataclass
@@ -21,6 +19,9 @@ from pathlib import Path
 
 from PIL import Image, ImageChops, ImageDraw, ImageFont, ImageOps
 
+from perfblog.core import fonts
+from perfblog.core.errors import FontError
+from perfblog.core.fonts import FONT_DIRS, Font
 from perfblog.core.fsio import atomic_write
 from perfblog.seo.errors import CardError
 
@@ -29,28 +30,6 @@ WIDTH, HEIGHT = 1200, 630  # the size Open Graph, X and WeChat all show whole
 DRAWING_VERSION = 1
 #: Where cards go in the built site.
 FOLDER = "_seo/cards"
-
-#: Folders searched for fonts, in order; a missing folder is skipped.
-FONT_DIRS = (
-    Path("/usr/share/fonts"),
-    Path("/usr/local/share/fonts"),
-    Path.home() / ".local/share/fonts",
-    Path.home() / ".fonts",
-    Path("/System/Library/Fonts"),
-    Path("/Library/Fonts"),
-    Path(os.environ.get("WINDIR", "C:/Windows")) / "Fonts",
-)
-#: CJK font files by preference (file-name patterns, case-insensitive): bold faces first, then
-#: Debian's fonts-noto-cjk and fonts-wqy-zenhei, then what macOS and Windows ship.
-PREFERRED_FONTS = (
-    "NotoSansCJK*-Bold.tt[cf]", "NotoSansCJKsc-Bold.otf", "SourceHanSans*-Bold.tt[cf]",
-    "NotoSansCJK*-Medium.tt[cf]", "NotoSansCJK*-Regular.tt[cf]", "NotoSansCJKsc-Regular.otf",
-    "SourceHanSans*.tt[cf]", "SourceHanSans*.otf", "wqy-zenhei.ttc", "wqy-microhei.ttc",
-    "PingFang.ttc", "Hiragino Sans GB.ttc", "msyhbd.tt[cf]", "msyh.tt[cf]", "simhei.ttf",
-)  # fmt: skip
-_FONT_SUFFIXES = {".ttf", ".ttc", ".otf"}
-_PROBE = "汉字图编译"  # ideographs a CJK face draws and a Latin face shows as tofu
-_MISSING = "\U0010fffd"  # a private-use code point no font draws: the face's "missing glyph"
 
 _BACKGROUND = ("#1f2a6b", "#3949ab")  # top-left to bottom-right, Material's indigo darkened
 _TITLE_COLOUR = "#ffffff"
@@ -68,27 +47,6 @@ _NO_LINE_END = set("（「『《〈【“‘([{")
 
 
 @dataclass(frozen=True)
-class CardFont:
-    """A face of a font file (a .ttc holds several; `index` picks one) that draws Chinese."""
-
-    path: Path
-    index: int = 0
-
-    def load(self, size: int) -> ImageFont.FreeTypeFont:
-        return ImageFont.truetype(str(self.path), size, index=self.index,
-                                  layout_engine=ImageFont.Layout.BASIC)
-
-    @property
-    def bold(self) -> bool:
-        return "bold" in " ".join(self.load(12).getname()).lower()
-
-    def identity(self) -> list:
-        """What the cache key holds of the font: its path, face, size and modification time."""
-        stat = self.path.stat()
-        return [str(self.path), self.index, stat.st_size, stat.st_mtime_ns]
-
-
-@dataclass(frozen=True)
 class Card:
     """A card written into the site: its path there (with `/`), its size and its alt text."""
 
@@ -98,75 +56,16 @@ class Card:
     alt: str
 
 
-def _glyph(font: ImageFont.FreeTypeFont, char: str) -> bytes:
-    canvas = Image.new("L", (48, 48))
-    ImageDraw.Draw(canvas).text((4, 4), char, font=font, fill=255)
-    return canvas.tobytes()
-
-
-def _draws_cjk(path: Path, index: int) -> bool:
-    """Whether this face draws ideographs rather than its missing-glyph box (or nothing)."""
-    try:
-        font = ImageFont.truetype(str(path), 32, index=index, layout_engine=ImageFont.Layout.BASIC)
-    except OSError:
-        return False
-    missing = _glyph(font, _MISSING)
-    return all(any(g) and g != missing for g in (_glyph(font, char) for char in _PROBE))
-
-
-def _faces(path: Path) -> list[tuple[int, str]]:
-    """(index, family name) of each face in a font file (one for .ttf/.otf, several for .ttc)."""
-    faces = []
-    for index in range(32):
-        try:
-            family, _ = ImageFont.truetype(str(path), 12, index=index).getname()
-        except OSError:
-            break
-        faces.append((index, family or ""))
-    return faces
-
-
-def _best_face(path: Path) -> int | None:
-    """The face to draw Chinese with: a Simplified Chinese face of a pan-CJK collection when there is one."""
-    faces = [(index, family) for index, family in _faces(path) if _draws_cjk(path, index)]
-    if not faces:
-        return None
-    simplified = [index for index, family in faces if re.search(r"\b(SC|CN|GB)\b|Hans", family)]
-    return (simplified or [faces[0][0]])[0]
-
-
-def _font_files(dirs: tuple[Path, ...]) -> list[Path]:
-    files = []
-    for folder in dirs:
-        if folder.is_dir():
-            files.extend(p for p in folder.rglob("*") if p.suffix.lower() in _FONT_SUFFIXES)
-    return files
-
-
 def find_font(configured: str | None = None, base: Path | None = None,
-              dirs: tuple[Path, ...] = FONT_DIRS) -> CardFont:
-    """The configured font file (relative to `base`), else the preferred CJK font installed here."""
-    if configured:
-        path = Path(configured).expanduser()
-        path = path if path.is_absolute() or base is None else base / path
-        if not path.is_file():
-            raise CardError(f"seo_card_font: {path} is not a file")
-        index = _best_face(path)
-        if index is None:
-            raise CardError(f"seo_card_font: {path} draws no Chinese; name a CJK font (.ttf, .ttc, .otf)")
-        return CardFont(path.resolve(), index)
-    files = _font_files(dirs)
-    for pattern in PREFERRED_FONTS:
-        for path in sorted(f for f in files if fnmatch.fnmatch(f.name.lower(), pattern.lower())):
-            index = _best_face(path)
-            if index is not None:
-                return CardFont(path.resolve(), index)
-    raise CardError(
-        "no CJK font found for social cards (searched "
-        + ", ".join(str(d) for d in dirs if d.is_dir())
-        + "): install one (Debian: apt-get install fonts-noto-cjk or fonts-wqy-zenhei), set "
-        "seo_card_font: PATH in the seo plugin's options, or turn cards off with seo_cards: false"
-    )
+              dirs: tuple[Path, ...] = FONT_DIRS) -> Font:
+    """The font cards are drawn with: `seo_card_font` (relative to `base`), else a CJK font found here."""
+    try:
+        return fonts.find_font(configured, base, dirs)
+    except FontError as exc:
+        if configured:
+            raise CardError(f"seo_card_font: {exc}") from exc
+        raise CardError(f"social cards: {exc}, set seo_card_font: PATH in the seo plugin's options, "
+                        f"or turn cards off with seo_cards: false") from exc
 
 
 def wrap(text: str, font: ImageFont.FreeTypeFont, width: int) -> list[str]:
@@ -202,7 +101,7 @@ def _split_long(line: str, font: ImageFont.FreeTypeFont, width: int) -> list[str
     return [*parts, part] if part else parts
 
 
-def _fit_title(title: str, font: CardFont, width: int) -> tuple[ImageFont.FreeTypeFont, list[str]]:
+def _fit_title(title: str, font: Font, width: int) -> tuple[ImageFont.FreeTypeFont, list[str]]:
     """The largest size at which the title fits in _MAX_LINES lines; at the smallest, cut with …."""
     for size in _TITLE_SIZES:
         face = font.load(size)
@@ -217,7 +116,7 @@ def _fit_title(title: str, font: CardFont, width: int) -> tuple[ImageFont.FreeTy
     return face, kept
 
 
-def draw(title: str, site_name: str, host: str, font: CardFont) -> Image.Image:
+def draw(title: str, site_name: str, host: str, font: Font) -> Image.Image:
     """The card: the site's name over an accent bar, the title, and the site's host at the bottom."""
     down = Image.linear_gradient("L").resize((WIDTH, HEIGHT))
     across = Image.linear_gradient("L").rotate(90).transpose(Image.Transpose.FLIP_LEFT_RIGHT)
@@ -243,7 +142,7 @@ def draw(title: str, site_name: str, host: str, font: CardFont) -> Image.Image:
 class Cards:
     """Draws (or takes from the cache) each page's card and writes it into the built site."""
 
-    def __init__(self, font: CardFont, site_name: str, host: str, cache_dir: Path, site_dir: Path) -> None:
+    def __init__(self, font: Font, site_name: str, host: str, cache_dir: Path, site_dir: Path) -> None:
         self.font = font
         self.site_name = site_name
         self.host = host
