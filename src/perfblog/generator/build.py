@@ -6,35 +6,45 @@ embeds nothing new executes nothing.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+from perfblog.core import fonts
+from perfblog.core.errors import FontError
 from perfblog.core.fsio import atomic_write
-from perfblog.generator import render, sanitize
+from perfblog.generator import charts, render, sanitize
 from perfblog.generator.engine import Engine
+from perfblog.generator.errors import GeneratorError
 from perfblog.generator.report import BuildReport, Entry
 from perfblog.generator.resolve import Status
-from perfblog.generator.result import IMAGE_NAME
+from perfblog.generator.result import IMAGE_NAME, ChartRecord
 
 log = logging.getLogger("mkdocs.plugins.snippets")
 
 #: Where the embeds' stylesheet goes in the site (the plugin adds it to extra_css).
 STYLESHEET = "_snippets/snippets.css"
+#: Where drawn chart PNGs are kept between builds, relative to the folder of mkdocs.yml (git-ignored).
+CHART_CACHE = ".cache/perfblog/charts"
 
 
 class Build:
     """Per-build state around an ``Engine``: prepared snippets, warnings given, the report."""
 
     def __init__(self, engine: Engine, project_dir: Path,
-                 rerunning: Callable[[str], bool] | None = None) -> None:
+                 rerunning: Callable[[str], bool] | None = None, *, chart_pngs: bool = True,
+                 chart_font: str | None = None) -> None:
         self.engine = engine
         self.project_dir = project_dir
         # Serve only: whether the background preview has this snippet queued or running.
         self.rerunning = rerunning or (lambda stem: False)
         self.report = BuildReport(engine.mode, engine.device_class)
-        self.renderer = render.Renderer(self.lookup, render.image_url)
+        self.renderer = render.Renderer(self.lookup, render.image_url, chart_shown=self._chart_shown)
+        self.chart_pngs = chart_pngs
+        self.chart_font = chart_font
+        self._charts: dict[str, ChartRecord] = {}  # site path of the PNG -> the chart it shows
         self._prepared: dict[str, render.Resolved] = {}
         self._embeds: dict[str, list[str]] = {}  # post -> stems it embeds, in order of first use
         self._warned: set[tuple[str, str]] = set()
@@ -44,6 +54,19 @@ class Build:
         post = self._display(Path(src_path))
         self._embeds[post] = []
         return self.renderer.render(markdown, post, _line_offset(Path(src_path), markdown), page_url)
+
+    def page(self, src_path: str, url: str) -> None:
+        """Note a built page: its URL, and its source's hash, so `blog export` knows what was built."""
+        try:
+            digest = hashlib.sha256(Path(src_path).read_bytes()).hexdigest()
+        except OSError:
+            digest = None
+        self.report.pages[self._display(Path(src_path))] = {"url": url, "sha256": digest}
+
+    def _chart_shown(self, resolved: render.Resolved, record: ChartRecord) -> None:
+        if self.chart_pngs and resolved.status.result is not None:
+            stem, device_class = resolved.snippet.stem, resolved.status.device_class
+            self._charts[render.chart_png(stem, device_class, record.name)] = record
 
     def embedded(self, src_path: str) -> list[str]:
         """The stems of the snippets the page at ``src_path`` embedded when it was last rendered."""
@@ -119,12 +142,32 @@ class Build:
         for name, blob in self.renderer.media.files.items():
             atomic_write(site_dir / sanitize.Media.FOLDER / name, blob)
         shutil.copyfile(Path(__file__).with_name("snippets.css"), _mkdir(site_dir / STYLESHEET))
+        self._draw_charts(site_dir)
         path = self.project_dir / report_path if report_path else site_dir / "_snippets" / "report.json"
         self.report.write(path)
         log.info("%s; report: %s", self.report.summary(), self._display(path))
         if not self.engine.mode.shows_outputs:  # a draft preview: never a site to publish (--strict fails)
             log.warning("snippets: exec_mode is off, so this site shows code without outputs or values")
         return path
+
+    def _draw_charts(self, site_dir: Path) -> None:
+        """Each chart a page showed, as a PNG beside its SVG's data: what `blog export` links to.
+
+        Drawn once per content (record, font, drawing version), cached beside mkdocs.yml.
+        """
+        if not self._charts:
+            return
+        try:
+            font = fonts.find_font(self.chart_font, base=self.project_dir)
+        except FontError as exc:
+            raise GeneratorError(f"chart PNGs: {exc}; or set chart_font: PATH in the snippets plugin's "
+                                 f"options, or chart_pngs: false (then `blog export` has no chart images)"
+                                 ) from exc
+        for target, record in sorted(self._charts.items()):
+            cached = self.project_dir / CHART_CACHE / f"{charts.cache_key(record, font)}.png"
+            if not cached.is_file():
+                atomic_write(cached, charts.png(record, font))
+            shutil.copyfile(cached, _mkdir(site_dir / target))
 
     def _display(self, path: Path) -> str:
         try:

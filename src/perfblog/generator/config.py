@@ -37,6 +37,10 @@ class SnippetsConfig(base.Config):
     """Where snippets execute: `auto` (a GPU when there is one), `cpu` or `cuda`."""
     report_path = c.Type(str, default="")
     """Where the JSON execution report goes; empty: `<site_dir>/_snippets/report.json`."""
+    chart_pngs = c.Type(bool, default=True)
+    """Also draw each embedded chart as a PNG in the site, for `blog export` (platforms take no SVG)."""
+    chart_font = c.Optional(c.Type(str))
+    """A CJK font file for the chart PNGs, relative to mkdocs.yml; default: one installed here."""
 
 
 def settings_of(options: SnippetsConfig | None, layout: Layout) -> Settings:

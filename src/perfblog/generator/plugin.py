@@ -44,7 +44,8 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         if self.preview is not None:  # rebuilds while serving only read; the preview executes
             options = replace(options, mode=Mode.FROZEN)
         self.engine = _guard(lambda: Engine(options))
-        self.build = Build(self.engine, layout.root, self.preview.busy if self.preview else None)
+        self.build = Build(self.engine, layout.root, self.preview.busy if self.preview else None,
+                           chart_pngs=self.config.chart_pngs, chart_font=self.config.chart_font)
         config.extra_css.append(STYLESHEET)
         return config
 
@@ -63,6 +64,8 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
             self.preview.stop()
 
     def on_page_markdown(self, markdown: str, page: Any, config: Any, files: Any) -> str:
+        if self.build is not None and page.file.abs_src_path:
+            self.build.page(page.file.abs_src_path, page.url)
         if render.MARKER not in markdown or self.build is None:
             return markdown
         build = self.build
@@ -72,6 +75,13 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
 
     def on_page_content(self, html: str, page: Any, config: Any, files: Any) -> str:
         return sanitize.readable(html) if page.meta.get(EMBEDS_META) else html
+
+    def on_env(self, env: Any, config: Any, files: Any) -> Any:
+        """Where each page and media file is published, for `blog export`'s absolute links."""
+        if self.build is not None:
+            published = [*files.documentation_pages(), *files.media_files()]
+            self.build.report.files = {f.src_uri: f.url for f in published}
+        return env
 
     def on_post_build(self, config: Any) -> None:
         if self.build is None:

@@ -54,6 +54,8 @@ class Resolved:
 Lookup = Callable[[str, str], Resolved]
 #: (stem, device class, file name, page url) -> URL of a stored image relative to the page.
 ImageUrl = Callable[[str, str, str, str], str]
+#: Told of each chart a page shows, so the build can draw its PNG (see `chart_png`).
+ChartShown = Callable[[Resolved, ChartRecord], None]
 
 
 def environment() -> sandbox.EmbedSandbox:
@@ -71,16 +73,19 @@ def environment() -> sandbox.EmbedSandbox:
 class Renderer:
     """Renders one post's Markdown; errors name the post and line."""
 
-    def __init__(self, lookup: Lookup, image_url: ImageUrl | None = None) -> None:
+    def __init__(self, lookup: Lookup, image_url: ImageUrl | None = None, *,
+                 flavor: type[Embeds] | None = None, chart_shown: ChartShown | None = None) -> None:
         self.env = environment()
         self.lookup = lookup
         self.image_url = image_url or (lambda stem, cls, name, url: f"{stem}/{cls}-files/{name}")
         self.media = sanitize.Media()  # data: images of sanitized displays, for the build to write
+        self.flavor = flavor or Embeds  # the site's HTML; `export.MarkdownEmbeds` for plain Markdown
+        self.chart_shown = chart_shown or (lambda resolved, record: None)
 
     def render_jinja(self, markdown: str, post: str, line_offset: int = 0,
-                     embeds: _Embeds | None = None) -> str:
+                     embeds: Embeds | None = None) -> str:
         """Render through a compiled Jinja template (statements, expressions, filters: everything)."""
-        embeds = embeds or _Embeds(self, post, "")
+        embeds = embeds or self.flavor(self, post, "")
         try:
             parsed = sandbox.check(self.env.parse(_indent_expressions(markdown), name=post, filename=post))
         except jinja2.TemplateSyntaxError as exc:
@@ -103,7 +108,7 @@ class Renderer:
         rendered by a direct substitution that gives Jinja's output without compiling a template;
         anything else goes through Jinja.
         """
-        embeds = _Embeds(self, post, page_url)
+        embeds = self.flavor(self, post, page_url)
         tags = _literal_tags(markdown)
         if tags is None:
             return self.render_jinja(markdown, post, line_offset, embeds)
@@ -236,8 +241,12 @@ def _template_line(exc: BaseException, name: str) -> int | None:
     return line
 
 
-class _Embeds:
-    """The functions a post calls, bound to that post."""
+class Embeds:
+    """The functions a post calls, bound to that post: each returns what the site's page shows.
+
+    Another flavor (`perfblog.generator.export.MarkdownEmbeds`) overrides what each returns and keeps
+    how a snippet, a cell and a record are found, so both show the same result.
+    """
 
     def __init__(self, renderer: Renderer, post: str, page_url: str) -> None:
         self.r = renderer
@@ -331,6 +340,7 @@ class _Embeds:
         rec = self._record(res, ChartRecord, name)
         if rec is None:
             return _block(_placeholder(res, f"chart {res.snippet.stem} · {name}"), footer(res))
+        self.r.chart_shown(res, rec)
         caption = f"<figcaption>{inert(rec.title)}</figcaption>" if rec.title else ""
         return f'\n<figure class="snippet-chart">{charts.svg(rec)}{caption}</figure>\n\n{footer(res)}\n'
 
@@ -476,6 +486,11 @@ def checked_format(fmt: str) -> str:
         raise ValueError(f"format {fmt!r}: width at most {MAX_FORMAT_WIDTH}, precision at most "
                          f"{MAX_FORMAT_PRECISION}")
     return fmt
+
+
+def chart_png(stem: str, device_class: str, name: str) -> str:
+    """Where the build writes a chart's PNG, relative to the site (for `blog export`'s images)."""
+    return f"_snippets/{stem}/{device_class}-charts/{name}.png"
 
 
 def image_url(stem: str, device_class: str, name: str, page_url: str) -> str:

@@ -37,6 +37,10 @@ class BuildReport:
         self.mode = mode
         self.device_class = device_class
         self.entries: dict[str, Entry] = {}
+        #: Every page built: its source (relative to mkdocs.yml) -> {"url", "sha256" of the source}.
+        self.pages: dict[str, dict[str, str | None]] = {}
+        #: Every page and media file: its path in docs_dir -> its URL in the site (relative links).
+        self.files: dict[str, str] = {}
 
     def add(self, entry: Entry) -> None:
         self.entries[entry.snippet] = entry
@@ -69,7 +73,8 @@ class BuildReport:
 
     def to_json(self) -> dict[str, Any]:
         return {"mode": self.mode, "device_class": self.device_class, "counts": self.counts(),
-                "snippets": [asdict(e) for e in sorted(self.entries.values(), key=lambda e: e.snippet)]}
+                "snippets": [asdict(e) for e in sorted(self.entries.values(), key=lambda e: e.snippet)],
+                "pages": self.pages, "files": self.files}
 
     def write(self, path: Path) -> None:
         """Write the JSON report atomically."""

@@ -7,12 +7,11 @@ torn one, and never records a URL that was not accepted.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
-from perfblog.core.fsio import atomic_write
+from perfblog.core import state
 from perfblog.seo.errors import SubmitStateError
 from perfblog.seo.submit.sitemaps import SitemapEntry
 
@@ -29,19 +28,9 @@ class SubmitState:
     @classmethod
     def load(cls, path: Path) -> SubmitState:
         """Read the state; a missing file is an empty state, a damaged one an error (never overwritten)."""
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return cls(path)
-        except (OSError, UnicodeDecodeError) as exc:
-            raise SubmitStateError(f"{path}: cannot read the submission state: {exc}") from exc
-        except json.JSONDecodeError as exc:
-            raise SubmitStateError(
-                f"{path}:{exc.lineno}: the submission state is not valid JSON ({exc.msg}); "
-                "fix or delete it (deleting it resends every URL)"
-            ) from exc
-        engines = data.get("engines") if isinstance(data, dict) else None
-        if not isinstance(engines, dict) or data.get("version") != VERSION:
+        data = state.load(path, VERSION, "submission state", SubmitStateError)
+        engines = data.get("engines", {}) if data else {}
+        if not isinstance(engines, dict):
             raise SubmitStateError(f"{path}: not a version-{VERSION} submission state file")
         return cls(path, engines)
 
@@ -58,8 +47,4 @@ class SubmitState:
 
     def save(self) -> None:
         """Replace the file atomically with the current state."""
-        text = json.dumps({"version": VERSION, "engines": self._engines}, ensure_ascii=False, indent=1)
-        try:
-            atomic_write(self.path, f"{text}\n".encode())
-        except OSError as exc:
-            raise SubmitStateError(f"{self.path}: cannot write the submission state: {exc}") from exc
+        state.save(self.path, {"engines": self._engines}, VERSION, "submission state", SubmitStateError)
