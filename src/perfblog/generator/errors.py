@@ -7,7 +7,8 @@
     │   ├── ResultFormatError a result document is malformed (names the field)
     │   └── LockError         another `blog run` holds the store
     ├── EmbedError            a post refers to something unknown (names post and line)
-    └── ScaffoldError         `blog new` would overwrite a file or cannot name the post
+    ├── ScaffoldError         `blog new` would overwrite a file or cannot name the post
+    └── ExportError           `blog export`: a draft, a post not built or changed since, a bad state file
 """
 
 from __future__ import annotations
@@ -49,3 +50,7 @@ class ResultFormatError(StoreError):
     def __init__(self, field: str, problem: str) -> None:
         super().__init__(f"{field}: {problem}")
         self.field = field
+
+
+class ExportError(GeneratorError):
+    """`blog export` cannot write a faithful copy of a built post; the message says what to do."""

@@ -493,9 +493,14 @@ def chart_png(stem: str, device_class: str, name: str) -> str:
     return f"_snippets/{stem}/{device_class}-charts/{name}.png"
 
 
+def stored_image(stem: str, device_class: str, name: str) -> str:
+    """Where the build copies a result's image, relative to the site."""
+    return f"_snippets/{stem}/{device_class}-files/{name}"
+
+
 def image_url(stem: str, device_class: str, name: str, page_url: str) -> str:
     """URL of a copied result image (site/_snippets/...), relative to the page's URL."""
-    return site_relative(f"_snippets/{stem}/{device_class}-files/{name}", page_url)
+    return site_relative(stored_image(stem, device_class, name), page_url)
 
 
 def site_relative(target: str, page_url: str) -> str:

@@ -1,0 +1,106 @@
+"""`blog export`: a built post as Markdown for 掘金, 知乎, CSDN or plain Markdown, pinned by golden files.
+
+The fixture site (tests/fixtures/export/) is built once; each target's export of its post must equal
+tests/fixtures/export/golden/measured.<target>.md byte for byte. After a deliberate change, rewrite
+them with ``PERFBLOG_UPDATE_GOLDEN=1 pytest tests/test_export.py`` and read the diff.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from perfblog.core.cli import main
+from perfblog.generator.export import TARGETS
+
+pytestmark = pytest.mark.mkdocs
+
+FIXTURE = Path(__file__).parent / "fixtures" / "export"
+GOLDEN = FIXTURE / "golden"
+URL = "https://blog.example.com/notes/dao-chu-shi-ce/"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("export")
+    shutil.copytree(FIXTURE, root, dirs_exist_ok=True, ignore=shutil.ignore_patterns("golden", "site"))
+    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(root / "mkdocs.yml")]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300,
+                            env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    assert result.returncode == 0, result.stderr
+    return root
+
+
+def export(site: Path, *args: str) -> int:
+    return main(["export", "-f", str(site / "mkdocs.yml"), *args])
+
+
+@pytest.mark.parametrize("target", list(TARGETS))
+def test_each_target_writes_its_golden_file(site: Path, tmp_path: Path, target: str) -> None:
+    out = tmp_path / f"{target}.md"
+    assert export(site, "measured", "--to", target, "-o", str(out)) == 0
+    golden = GOLDEN / f"measured.{target}.md"
+    if os.environ.get("PERFBLOG_UPDATE_GOLDEN"):
+        golden.parent.mkdir(exist_ok=True)
+        shutil.copyfile(out, golden)
+    assert out.read_text(encoding="utf-8") == golden.read_text(encoding="utf-8")
+
+
+def test_the_same_post_results_and_site_give_the_same_bytes(site: Path, tmp_path: Path) -> None:
+    first, second = tmp_path / "1.md", tmp_path / "2.md"
+    export(site, "measured", "--to", "zhihu", "-o", str(first))
+    export(site, str(site / "posts" / "posts" / "measured.md"), "--to", "zhihu", "-o", str(second))
+    assert first.read_bytes() == second.read_bytes()
+
+
+def test_links_are_absolute_on_the_site_and_code_is_left_alone(site: Path, tmp_path: Path) -> None:
+    out = tmp_path / "juejin.md"
+    export(site, "measured", "--to", "juejin", "-o", str(out))
+    text = out.read_text(encoding="utf-8")
+    prose = re.sub(r"```.*?```", "", text, flags=re.S)
+    targets = re.findall(r"\]\(([^)]+)\)", prose)
+    assert targets and all(t.startswith("https://") for t in targets), targets
+    assert "(https://blog.example.com/notes/ling-yi-pian/#bei-jing)" in text
+    assert "(https://blog.example.com/notes/)" in text  # ../index.md
+    assert f"({URL}#dai-ma-yu-shu-chu)" in text
+    assert "# a link in code is left alone: [x](other.md)" in text
+    assert text.startswith(f"> 原文链接：[导出实测：表格、代码与数值]({URL})\n")
+
+
+def test_the_chart_is_the_png_the_build_drew(site: Path, tmp_path: Path) -> None:
+    out = tmp_path / "csdn.md"
+    export(site, "measured", "--to", "csdn", "-o", str(out))
+    (png,) = re.findall(r"!\[三种实现的耗时对比 \(µs\)\]\((\S+)\)", out.read_text(encoding="utf-8"))
+    built = site / "site" / png.removeprefix("https://blog.example.com/notes/")
+    assert built.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_draft_is_refused_naming_the_file_and_line(site: Path, capsys: pytest.CaptureFixture) -> None:
+    assert export(site, "draft", "--to", "juejin", "-o", "-") == 2
+    assert "posts/posts/draft.md:5: a draft is not exported" in capsys.readouterr().err
+
+
+def test_a_post_changed_since_the_build_is_refused(site: Path, tmp_path: Path, capsys) -> None:
+    changed = tmp_path / "site"
+    shutil.copytree(site, changed)
+    post = changed / "posts" / "posts" / "measured.md"
+    post.write_text(post.read_text(encoding="utf-8") + "\n新加的一段。\n", encoding="utf-8")
+    assert export(changed, "measured", "--to", "zhihu", "-o", "-") == 2
+    assert "changed since the last build; run `mkdocs build`" in capsys.readouterr().err
+
+
+def test_each_export_is_recorded_and_listed(site: Path, tmp_path: Path, capsys) -> None:
+    export(site, "measured", "--to", "markdown", "-o", str(tmp_path / "out.md"))
+    recorded = json.loads((site / ".blog" / "export-state.json").read_text(encoding="utf-8"))
+    entry = recorded["posts"]["posts/posts/measured.md"]["markdown"]
+    assert recorded["version"] == 1 and entry["url"] == URL and entry["file"] == str(tmp_path / "out.md")
+    capsys.readouterr()
+    assert export(site, "--list") == 0
+    assert f"posts/posts/measured.md\tmarkdown\t{entry['at']}\t{URL}" in capsys.readouterr().out
