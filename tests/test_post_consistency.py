@@ -9,6 +9,7 @@ checked against the stored results, and each snippet the post names must exist w
 
 from __future__ import annotations
 
+import html
 import math
 import os
 import re
@@ -239,3 +240,42 @@ def test_the_flagship_ends_with_its_related_posts_and_not_its_translation(built:
     assert tree.xpath("//link[@rel='alternate'][@hreflang='en']/@href") == [
         "https://blog.example.com/torch-compile-fullgraph-en/"
     ]
+
+
+def test_the_flagships_juejin_export_matches_the_built_page(built: Path, tmp_path: Path) -> None:
+    """`blog export torch-compile-fullgraph --to juejin`: the page's tables, code and values, absolute
+    links, and the original URL."""
+    from perfblog.core.cli import main
+
+    out = tmp_path / "juejin.md"
+    assert main(["export", "-f", str(ROOT / "mkdocs.yml"), FLAGSHIP, "--to", "juejin", "--site-dir",
+                 str(built), "-o", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    page = lxml_html.fromstring((built / FLAGSHIP / "index.html").read_text(encoding="utf-8"))
+    article = page.xpath("//article[contains(@class, 'md-content__inner')]")[0]
+    assert text.startswith("> 原文链接：[") and "(https://blog.example.com/torch-compile-fullgraph/)" in text
+    fences = re.findall(r"^(`{3,})\w*\n(.*?)\n\1$", text, re.M | re.S)
+    def lines(block: str) -> tuple[str, ...]:  # the page's Markdown drops spaces that end a line
+        return tuple(line.rstrip() for line in block.rstrip("\n").splitlines())
+
+    code = {lines(body) for _, body in fences}
+    for block in article.xpath(".//div[contains(@class, 'highlight')]//code"):
+        assert lines(block.text_content()) in code
+
+    def cells(line: str) -> tuple[str, ...]:  # as the page shows them: entities decoded, <br> a break
+        return tuple(" ".join(html.unescape(c.replace("<br>", "")).split())
+                     for c in line.strip("|").split(" | "))
+
+    table_lines = [line for line in text.splitlines() if line.startswith("| ")]
+    rows = {cells(line) for line in table_lines if not line.startswith("| ---")}
+    for table in article.xpath(".//table"):
+        for tr in table.xpath(".//tr"):
+            assert tuple(" ".join(c.text_content().split()) for c in tr.xpath("./th|./td")) in rows
+    prose = re.sub(r"^(`{3,}).*?^\1$", "", text, flags=re.M | re.S)
+    at = 0
+    for span in article.xpath(".//span[contains(@class, 'snippet-value')]"):
+        found = prose.find(span.text_content(), at)
+        assert found >= 0, span.text_content()
+        at = found
+    targets = re.findall(r"\]\(([^)\s]+)\)", prose)
+    assert targets and all(t.startswith("https://") for t in targets)

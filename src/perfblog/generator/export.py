@@ -230,15 +230,25 @@ _REFERENCE = re.compile(r"^(\s{0,3}\[[^\]]+\]:\s*<?)(\S+?)(>?)(?=\s|$)", re.M)
 _COMMENT = re.compile(r"^<!--.*?-->\n?", re.M | re.S)
 
 
-def absolute_links(markdown: str, resolve: Callable[[str], str]) -> str:
-    """Every link and image target outside code blocks, through ``resolve``."""
+def outside_code(markdown: str, change: Callable[[str], str]) -> str:
+    """``markdown`` with ``change`` applied to everything but fenced code blocks, which stay as written."""
     pieces, at = [], 0
     for fence in _FENCE.finditer(markdown):
-        pieces.append(_links_in(markdown[at:fence.start()], resolve))
+        pieces.append(change(markdown[at:fence.start()]))
         pieces.append(fence.group(0))
         at = fence.end()
-    pieces.append(_links_in(markdown[at:], resolve))
+    pieces.append(change(markdown[at:]))
     return "".join(pieces)
+
+
+def absolute_links(markdown: str, resolve: Callable[[str], str]) -> str:
+    """Every link and image target outside code blocks, through ``resolve``."""
+    return outside_code(markdown, lambda text: _links_in(text, resolve))
+
+
+def _tidy(text: str) -> str:
+    """No trailing spaces, no run of more than one blank line."""
+    return re.sub(r"\n{3,}", "\n\n", re.sub(r"[ \t]+\n", "\n", text))
 
 
 def _links_in(text: str, resolve: Callable[[str], str]) -> str:
@@ -319,7 +329,7 @@ def compose(body: str, meta: Mapping[str, Any], target: Target, *, title: str, u
         kept["canonical_url"] = url
         dumped = yaml.safe_dump(kept, allow_unicode=True, sort_keys=False, width=10_000)
         parts.append(f"---\n{dumped}---")
-    body = re.sub(r"\n{3,}", "\n\n", "\n".join(line.rstrip() for line in body.strip().splitlines()))
+    body = outside_code(body.strip(), _tidy)
     parts.extend([origin, body] if target.origin_first else [body, origin])
     return "\n\n".join(parts) + "\n"
 
