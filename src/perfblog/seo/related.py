@@ -222,6 +222,10 @@ def _rank_group(posts: list[Post], count: int, weights: Weights,
         chosen = [index[k] for k in dict.fromkeys(post.pins) if k in index and not posts[index[k]].draft]
         banned = {i, *chosen, *drafts, *(index[k] for k in post.excludes if k in index)}
         candidates = np.flatnonzero(scores > 0)
+        need = count + len(banned)
+        if len(candidates) > need:  # keep the best `need` and whatever ties the last: sorting all is N log N
+            best = scores[candidates]
+            candidates = candidates[best >= np.partition(best, len(best) - need)[len(best) - need]]
         ranked = candidates[np.lexsort((position[candidates], -scores[candidates]))]
         room = max(0, count - len(chosen))
         chosen += [int(j) for j in ranked[: count + len(banned)] if j not in banned][:room]
