@@ -77,7 +77,7 @@ def test_links_are_absolute_on_the_site_and_code_is_left_alone(site: Path, tmp_p
 def test_the_chart_is_the_png_the_build_drew(site: Path, tmp_path: Path) -> None:
     out = tmp_path / "csdn.md"
     export(site, "measured", "--to", "csdn", "-o", str(out))
-    (png,) = re.findall(r"!\[三种实现的耗时对比 \(µs\)\]\((\S+)\)", out.read_text(encoding="utf-8"))
+    (png,) = re.findall(r"!\[三种实现的耗时对比 &#91;µs&#93;\]\((\S+)\)", out.read_text(encoding="utf-8"))
     built = site / "site" / png.removeprefix("https://blog.example.com/notes/")
     assert built.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 

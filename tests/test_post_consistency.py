@@ -271,7 +271,7 @@ def test_the_flagships_juejin_export_matches_the_built_page(built: Path, tmp_pat
     for table in article.xpath(".//table"):
         for tr in table.xpath(".//tr"):
             assert tuple(" ".join(c.text_content().split()) for c in tr.xpath("./th|./td")) in rows
-    prose = re.sub(r"^(`{3,}).*?^\1$", "", text, flags=re.M | re.S)
+    prose = html.unescape(re.sub(r"^(`{3,}).*?^\1$", "", text, flags=re.M | re.S))
     at = 0
     for span in article.xpath(".//span[contains(@class, 'snippet-value')]"):
         found = prose.find(span.text_content(), at)

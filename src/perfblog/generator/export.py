@@ -48,6 +48,7 @@ from perfblog.generator.result import (
     StreamOutput,
     TableRecord,
 )
+from perfblog.generator.sanitize import text as inert
 
 STATE_FILE = "export-state.json"  # in the site's state folder (.blog/ beside mkdocs.yml)
 STATE_VERSION = 1
@@ -96,7 +97,12 @@ class ExportRenderer(Renderer):
 
 
 class MarkdownEmbeds(Embeds):
-    """Each embed function as plain Markdown that shows what the site's page shows."""
+    """Each embed function as plain Markdown that shows what the site's page shows.
+
+    What a result holds is untrusted, here as on the site: its text is made inert (`sanitize.text`:
+    punctuation as character references, which Markdown shows as written and never reads as markup),
+    its code and outputs are fenced.
+    """
 
     r: ExportRenderer
 
@@ -141,15 +147,15 @@ class MarkdownEmbeds(Embeds):
         head = "| " + " | ".join(render._cell_text(c, "") for c in rec.columns) + " |"
         rule = "| " + " | ".join("---" for _ in rec.columns) + " |"
         rows = ["| " + " | ".join(render._cell_text(v, fmt) for v in row) + " |" for row in rec.rows]
-        caption = f"{rec.caption}\n\n" if rec.caption else ""
+        caption = f"{inert(rec.caption)}\n\n" if rec.caption else ""
         return _block(caption + "\n".join([head, rule, *rows]), _footer(res))
 
     def chart(self, snippet: str, name: str) -> str:
         res = self._get(snippet)
         rec = self._shown(res, ChartRecord, name)
         png = self._published(render.chart_png(res.snippet.stem, res.status.device_class, name))
-        image = f"![{_alt(rec.alt)}]({png})"
-        caption = f"\n\n{rec.title}" if rec.title else ""
+        image = f"![{inert(rec.alt)}]({png})"
+        caption = f"\n\n{inert(rec.title)}" if rec.title else ""
         return _block(image + caption, _footer(res))
 
     def value(self, snippet: str, name: str, fmt: str = "") -> str:
@@ -160,7 +166,9 @@ class MarkdownEmbeds(Embeds):
         except (ValueError, TypeError) as exc:
             raise ExportError(f"value '{name}' of snippet '{snippet}' ({rec.value!r}) "
                               f"cannot take format {fmt!r}: {exc}") from exc
-        text = f"{text} {rec.unit}" if rec.unit else text
+        if not isinstance(rec.value, int | float) or isinstance(rec.value, bool):
+            text = inert(text)  # a formatted number is digits and signs; recorded text may be anything
+        text = f"{text} {inert(rec.unit)}" if rec.unit else text
         return f"{text} (stale)" if res.status.state == "stale" else text
 
     def provenance(self, snippet: str) -> str:
@@ -192,10 +200,6 @@ def _footer(res: Resolved, what: str = "") -> str:
 
 def _block(body: str, foot: str) -> str:
     return f"\n{body}\n\n{foot}\n"
-
-
-def _alt(text: str) -> str:
-    return text.replace("[", "(").replace("]", ")").replace("\n", " ")
 
 
 # --- the post -----------------------------------------------------------------------------------------------
