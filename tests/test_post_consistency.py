@@ -231,6 +231,7 @@ def test_rendered_post_shows_no_stale_or_missing_result(article: lxml_html.HtmlE
         assert mark not in markup, f"the post shows a {mark} embed"
 
 
+@pytest.mark.mkdocs
 def test_the_flagship_ends_with_its_related_posts_and_not_its_translation(built: Path) -> None:
     """The other Chinese post is listed; the English version is linked by hreflang in the head only."""
     tree = lxml_html.fromstring((built / FLAGSHIP / "index.html").read_text(encoding="utf-8"))
