@@ -137,3 +137,9 @@ def test_architecture_names_every_module_of_the_package() -> None:
     unnamed = [m.relative_to(ROOT).as_posix() for m in modules
                if m.name != "__init__.py" and f"`{m.name}`" not in text and f"`{m.stem}`" not in text]
     assert not unnamed, "add them to ARCHITECTURE.md's module tables"
+
+
+def test_the_docs_index_links_every_reference_page() -> None:
+    linked = set(relative_links(DOCS / "README.md"))
+    pages = {page.name for page in DOCS.glob("*.md")} - {"README.md"}
+    assert pages <= linked, f"add {sorted(pages - linked)} to docs/README.md"
