@@ -2,13 +2,16 @@
 # Fetch, HERE, the wheels that bench/gpu-run.sh installs on the GPU machine (no network there).
 #
 # The GPU image (Python 3.12.3, torch 2.11, triton 3.6) has no Jupyter packages. `blog run` needs
-# jupytext, nbclient and ipykernel; this downloads them and every dependency of theirs that the image
-# lacks, as Python 3.12 x86-64 wheels, into .whl/ (ignored by git; the device call carries it).
+# jupytext, nbclient and ipykernel, and its command modules import mkdocs (the plugin's config schema);
+# this downloads them and every dependency of theirs that the image lacks, as Python 3.12 x86-64
+# wheels, into .whl/ (ignored by git; the device call carries it). It also builds this project's own
+# wheel: `blog` finds its subcommands through entry points, which exist only once perfblog is
+# installed; gpu-run.sh checks there that the wheel's modules are byte for byte this tree's src/.
 # The versions are those pinned and tested here (.venv); compiled ones (pyzmq, tornado, wcwidth,
 # rpds-py) come as cp312 manylinux wheels. Everything else they need is already on the image
 # (IMAGE below, copied from the device README's package list): it is not carried, since a second
 # version beside the image's would shadow it.
-# `blog run` itself starts with the image's packages: rich, jinja2, pyyaml, lxml, psutil.
+# `blog run` itself starts with the image's packages: rich, jinja2, pyyaml, lxml, psutil, click.
 #
 #   bash bench/gpu-wheels.sh          # then: du -sh .whl; the device call names .whl in carry
 #
@@ -33,11 +36,16 @@ WHEELS=(
   # notebooks: nbformat validates with jsonschema; jupytext parses Markdown with mdit-py-plugins
   nbformat==5.11.1 fastjsonschema==2.22.3 jsonschema==4.26.0 jsonschema-specifications==2025.9.1
   referencing==0.37.0 rpds-py==2026.9.1 mdit-py-plugins==0.7.0
+  # `blog run` imports mkdocs.config (perfblog.generator.config); babel, its optional extra, stays behind
+  mkdocs==1.6.1 mkdocs-get-deps==0.2.2 ghp-import==2.1.0 mergedeep==1.3.4 pyyaml-env-tag==1.1 watchdog==7.1.0
 )
 
 # On the GPU image already (the device README's list, 2026-11-17): requirements these satisfy.
 IMAGE="attrs markdown-it-py mdurl packaging psutil pygments python-dateutil pyyaml typing-extensions
-  jinja2 markupsafe rich lxml numpy markdown pytest torch triton"
+  jinja2 markupsafe rich lxml numpy markdown pytest torch triton click pathspec"
+# This project's own wheel: its pins (torch 2.13 and the site's packages) are this machine's; on the GPU
+# image it runs under the image's torch, so its requirements are not part of the closure check.
+SELF=perfblog
 
 rm -rf "$DEST.new"
 trap 'rm -rf "$DEST.new"' EXIT  # never leave a half set where the device call would carry it
@@ -47,9 +55,15 @@ mkdir -p "$DEST.new"
   --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 --platform manylinux_2_17_x86_64 \
   --platform manylinux2014_x86_64 --platform manylinux1_x86_64 \
   -d "$DEST.new" "${WHEELS[@]}"
+# Built from a copy of the tree as it is now (uncommitted edits too: the device call sends those), so
+# that setuptools' build/ folder never lands in the working tree.
+mkdir "$DEST.new/src"
+cp -r pyproject.toml src "$DEST.new/src/"
+"$PYTHON" -m pip wheel -q --disable-pip-version-check --no-deps -w "$DEST.new" "$DEST.new/src"
+rm -rf "$DEST.new/src"
 
 # Check the set is closed: every requirement met by a carried wheel or an image package.
-"$PYTHON" - "$DEST.new" "$IMAGE" <<'EOF'
+"$PYTHON" - "$DEST.new" "$IMAGE" "$SELF" <<'EOF'
 import re
 import sys
 import zipfile
@@ -61,6 +75,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 folder, image = Path(sys.argv[1]), {canonicalize_name(n) for n in sys.argv[2].split()}
+own = canonicalize_name(sys.argv[3])
 env = {"python_version": "3.12", "python_full_version": "3.12.3", "sys_platform": "linux",
        "platform_system": "Linux", "os_name": "posix", "platform_machine": "x86_64",
        "implementation_name": "cpython", "platform_python_implementation": "CPython", "extra": ""}
@@ -75,7 +90,8 @@ for wheel in sorted(folder.glob("*.whl")):
     if dist in carried:
         sys.exit(f"two versions of {dist}: keep one (pip install stops on two)")
     carried[dist] = Version(meta["Version"])
-    needs += [(dist, Requirement(r)) for r in meta.get_all("Requires-Dist") or []]
+    if dist != own:
+        needs += [(dist, Requirement(r)) for r in meta.get_all("Requires-Dist") or []]
 missing = []
 for dist, req in needs:
     if req.marker and not req.marker.evaluate(env):

@@ -1,0 +1,110 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# Seeing and stopping what the compiler does behind your back. `TORCH_LOGS=graph_breaks,recompiles`
+# says where a graph broke and why a function was compiled again (captured here, not pasted); a break
+# inside a loop makes Dynamo give up on the whole function; and two guards turn silent fallbacks into
+# errors, as a CI job wants them: `torch.compiler.set_stance("fail_on_recompile")` and
+# `torch._dynamo.error_on_graph_break(True)`.
+
+# %% name="setup"
+import torch
+from _inspect import matching, message, torch_logs
+
+from perfblog.generator import glue, table
+from perfblog.generator.bench import count_compiles, first_line
+
+torch.manual_seed(0)
+glue("torch", torch.__version__)
+
+
+def shout(x):
+    x = x * 2
+    print("step")  # a side effect: the graph breaks here
+    return x.relu()
+
+
+def shout_in_loop(x):
+    for i in range(3):
+        x = x * 2 + i
+        print("step", i)  # the same break, inside a loop
+    return x.relu()
+
+
+# %% name="logs"
+torch._dynamo.reset()
+compiled = torch.compile(shout, backend="eager", dynamic=False)
+with torch_logs(graph_breaks=True, recompiles=True) as logged:
+    compiled(torch.randn(8))
+    compiled(torch.randn(32))  # another size: a recompile, and the logs say which guard failed
+breaks = matching(logged, r"Graph break in user code|Graph Break Reason")
+recompiles = matching(logged, r"Recompiling function|size mismatch")
+print("\n".join(breaks + recompiles))
+assert breaks and recompiles, logged
+assert any("size mismatch at index 0. expected 8, actual 32" in line for line in recompiles), recompiles
+glue("logs.break_reason", message(breaks[-1]))
+guard = next(line for line in recompiles if "expected 8, actual 32" in line)
+glue("logs.recompile_reason", message(guard).removeprefix("- "))
+
+# %% name="loop_skip"
+rows = []
+for fn in (shout, shout_in_loop):
+    torch._dynamo.reset()
+    with torch_logs(graph_breaks=True) as logged:
+        stats = count_compiles(lambda: torch.compile(fn, backend="eager")(torch.randn(8)))  # noqa: B023
+    gave_up = matching(logged, r"falling back to eager")
+    rows.append({"函数": fn.__name__, "图": stats.graphs, "日志": message(gave_up[0]) if gave_up else "—"})
+    print(rows[-1])
+straight, looped = rows
+assert straight["图"] == 2, straight  # before and after the break: two graphs
+assert looped["图"] == 0, looped  # the break is inside a loop: nothing compiled, the frame runs eagerly
+assert "falling back to eager" in looped["日志"], looped
+table("loop_skip", rows, caption=f"同一个 print 断点，放在循环外与循环内（torch {torch.__version__}）")
+glue("loop.graphs", looped["图"])
+glue("straight.graphs", straight["图"])
+glue("loop.log", looped["日志"])
+
+
+# %% name="fail_on_recompile"
+def scale(x):
+    return x * 2
+
+
+torch._dynamo.reset()
+compiled = torch.compile(scale, backend="eager", dynamic=False)
+compiled(torch.randn(8))  # the shapes a deployment expects, compiled once
+with torch.compiler.set_stance("fail_on_recompile"):
+    compiled(torch.randn(8))  # same shape: fine
+    try:
+        compiled(torch.randn(16))
+    except RuntimeError as exc:
+        recompile_error = first_line(str(exc))
+    else:
+        raise AssertionError("fail_on_recompile let a recompile through")
+print(recompile_error)
+assert recompile_error.startswith("Detected recompile when torch.compile stance is 'fail_on_recompile'")
+glue("stance.error", recompile_error.split(". filename")[0])
+
+# %% name="error_on_graph_break"
+torch._dynamo.reset()
+lenient = torch.compile(shout, backend="eager")  # no fullgraph: breaks would be silent
+try:
+    with torch._dynamo.error_on_graph_break(True):
+        lenient(torch.randn(8))
+except torch._dynamo.exc.TorchDynamoException as exc:
+    break_error = f"{type(exc).__name__}: {first_line(str(exc))}"
+else:
+    raise AssertionError("error_on_graph_break(True) let a graph break through")
+print(break_error)
+assert break_error == "Unsupported: Failed to trace builtin operator", break_error
+torch._dynamo.reset()
+lenient(torch.randn(8))  # outside the block the same function breaks quietly again
+glue("error_on_graph_break.error", break_error)

@@ -1,0 +1,91 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# The source's third message, "Guard failure on data-dependent expression", comes with the advice to
+# use a symbolic shape or to fix the dimension. The error is about a value, not a shape: Python branches
+# on a number read from a tensor. Marking shapes dynamic changes nothing; what works is telling the
+# compiler what you know (`torch._check`, which becomes a run-time check) or keeping the decision in the
+# graph (`torch.cond`, `torch.where`) instead of branching on `.item()`.
+
+# %% name="setup"
+import torch
+from _common import compile_error, describe
+
+from perfblog.generator import glue, table
+
+torch.manual_seed(0)
+many = torch.randn(16).abs() + 0.5  # 16 positive values
+few = -many  # none
+glue("torch", torch.__version__)
+
+
+def clip_if_many(x):
+    n = (x > 0).sum().item()  # a value read from the tensor...
+    if n > 4:  # ...decides which code runs: Dynamo cannot pick a branch for every input
+        return x.clamp(max=1.0)
+    return x
+
+
+# %% name="fails" raises=true
+torch.compile(clip_if_many, fullgraph=True)(many)
+
+# %% name="dynamic_does_not_help"
+# The source's advice: make the shapes symbolic. The error stays, because n is data, not a shape.
+rows = []
+for dynamic in (None, True):
+    torch._dynamo.reset()
+    seen = describe(compile_error(clip_if_many, many, dynamic=dynamic, backend="eager"))
+    print(f"dynamic={dynamic}: {seen['exception']}: {seen['first_line']}")
+    assert "Could not guard on data-dependent expression" in seen["first_line"], seen
+    rows.append({"写法": f"if n > 4（dynamic={dynamic}）", "结果": seen["exception"],
+                 "第一行": seen["first_line"]})
+glue("fails.message", rows[0]["第一行"])
+glue("fails.exception", rows[0]["结果"])
+
+
+# %% name="fixes"
+def clip_checked(x):
+    n = (x > 0).sum().item()
+    torch._check(n > 4)  # "this always holds": the branch is decided at compile time, checked at run time
+    if n > 4:
+        return x.clamp(max=1.0)
+    return x
+
+
+def clip_cond(x):  # both branches traced into the graph; the tensor predicate picks one per call
+    return torch.cond((x > 0).sum() > 4, lambda t: t.clamp(max=1.0), lambda t: t.clone(), (x,))
+
+
+def clip_where(x):  # both branches computed, one selected: no host decision at all
+    return torch.where((x > 0).sum() > 4, x.clamp(max=1.0), x)
+
+
+# %% name="fixes_check"
+for fn, inputs in ((clip_checked, (many,)), (clip_cond, (many, few)), (clip_where, (many, few))):
+    torch._dynamo.reset()
+    compiled = torch.compile(fn, fullgraph=True)
+    for x in inputs:
+        torch.testing.assert_close(compiled(x), clip_if_many(x))
+    rows.append({"写法": fn.__name__, "结果": "编译通过（fullgraph=True）",
+                 "第一行": f"与 eager 一致（{'、'.join('n>4' if x is many else 'n≤4' for x in inputs)}）"})
+    print(f"{fn.__name__}: compiles with fullgraph=True, equal to eager")
+# torch._check is a promise, and the compiled code enforces it: an input that breaks it fails loudly.
+torch._dynamo.reset()
+try:
+    torch.compile(clip_checked, fullgraph=True)(few)
+except RuntimeError as exc:
+    broken = str(exc).strip().splitlines()[0]
+else:
+    raise AssertionError("torch._check did not become a run-time check")
+print(f"clip_checked(few): RuntimeError: {broken}")
+rows.append({"写法": "clip_checked（n≤4 的输入）", "结果": "RuntimeError", "第一行": broken})
+glue("check.runtime_error", broken)
+table("fixes", rows, caption=f"数据相关分支的报错与改法（torch {torch.__version__}）")

@@ -1,0 +1,90 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# "Compile part of the model first, then widen": regional compilation. A model built from one repeated
+# block can be compiled block by block (`block.compile()`, each with `fullgraph=True` as a local check)
+# instead of as a whole. Dynamo compiles the block's code once and reuses it for every layer, so the
+# first call compiles one small graph instead of one graph that holds every layer. Compile time is
+# measured with Inductor's caches disabled, a single cold sample per variant.
+
+# %% name="setup"
+import copy
+
+import torch
+import torch.nn.functional as F
+from _common import pin_cpu_threads
+from torch import nn
+
+from perfblog.generator import glue, table, target_device
+from perfblog.generator.bench import compare, count_compiles
+
+DEVICE = target_device()
+pin_cpu_threads(DEVICE)  # one thread on CPU: see _common.py
+LAYERS, DIM, TOKENS = (8, 1024, 512) if DEVICE == "cuda" else (8, 128, 64)
+torch.manual_seed(0)
+glue("torch", torch.__version__)
+glue("layers", LAYERS)
+
+
+class Block(nn.Module):
+    """Pre-norm MLP block with a residual: the repeated unit of a transformer-like stack."""
+
+    def __init__(self, dim):
+        super().__init__()
+        self.norm = nn.LayerNorm(dim)
+        self.up = nn.Linear(dim, 4 * dim)
+        self.down = nn.Linear(4 * dim, dim)
+
+    def forward(self, x):
+        return x + self.down(F.gelu(self.up(self.norm(x))))
+
+
+model = nn.Sequential(*[Block(DIM) for _ in range(LAYERS)]).to(DEVICE).eval()
+inputs = [(torch.randn(TOKENS, DIM, device=DEVICE),) for _ in range(3)]
+
+# %% name="regional"
+whole = torch.compile(copy.deepcopy(model), fullgraph=True)  # one graph holding every layer
+regional = copy.deepcopy(model)
+for block in regional:  # the same code for every layer: compiled once, reused
+    block.compile(fullgraph=True)
+
+# %% name="graphs"
+rows = []
+with torch.no_grad():
+    for name, candidate in (("整个模型", whole), ("逐块（regional）", regional)):
+        torch._dynamo.reset()
+        stats = count_compiles(lambda: candidate(*inputs[0]))  # noqa: B023
+        torch.testing.assert_close(candidate(*inputs[0]), model(*inputs[0]))
+        rows.append({"编译范围": name, "图": stats.graphs, "每张图的算子数": str(list(stats.graph_ops))})
+        print(rows[-1])
+whole_row, regional_row = rows
+assert whole_row["图"] == 1 and regional_row["图"] == 1, rows  # eight blocks, one compiled graph
+whole_ops = int(whole_row["每张图的算子数"].strip("[]"))
+block_ops = int(regional_row["每张图的算子数"].strip("[]"))
+assert whole_ops >= LAYERS * block_ops, (whole_ops, block_ops)  # the whole graph holds every layer
+table("graphs", rows, caption=f"{LAYERS} 个相同的块；fullgraph=True；torch {torch.__version__}")
+glue("whole.ops", whole_ops)
+glue("block.ops", block_ops)
+
+# %% name="timing"
+# Cold compile: Inductor's caches off, so each first call really compiles (one sample each).
+torch._inductor.config.force_disable_caches = True
+with torch.no_grad():
+    result = compare({"eager": model, "整个模型编译": whole, "逐块编译": regional}, inputs,
+                     min_run_time=1.0 if DEVICE == "cuda" else 0.3)
+result.record("timings", caption=f"{LAYERS} 层 MLP 块，{TOKENS}×{DIM}；首次调用为关闭缓存后的单次冷编译样本")
+for row in result.rows():
+    print(f"{row['candidate']:8} first {row['first_call_s']:7.3f} s  {row['median_us']:10.1f} us")
+glue("whole.first_call_s", result["整个模型编译"].first_call_s)
+glue("regional.first_call_s", result["逐块编译"].first_call_s)
+glue("compile_ratio", result["整个模型编译"].first_call_s / result["逐块编译"].first_call_s)
+glue("speedup.whole", result.speedup("整个模型编译"))
+glue("speedup.regional", result.speedup("逐块编译"))
