@@ -16,8 +16,8 @@
 #             A snippet starts only if its budget fits in what is left of GPU_RUN_DEADLINE (240 s from
 #             the start); after each one the results are packed again into $OUT/gpu-results.tar.gz,
 #             so a run cut short still brings back every snippet that finished.
-#   harness   bench/harness_accuracy.py (the harness against triton.testing.do_bench), only if 45 s
-#             are left
+#   harness   bench/harness_accuracy.py (the harness against triton.testing.do_bench; in a rehearsal
+#             against torch.utils.benchmark), only if 45 s are left and no stems were given
 # $OUT (the device tool's folder) gets gpu-run.log (everything), summary.txt (a line a step and the
 # headline values of each result) and gpu-results.tar.gz (snippets/_results/*/cuda-*). It exits 0
 # when every planned snippet ran, 1 naming those that failed or did not fit, 2 when nothing could run.
@@ -256,7 +256,7 @@ while read -r stem budget; do
   pack
 done < <(schedule)
 
-if [[ $DEVICE == cuda ]] && ((${#ONLY[@]} == 0)) && (($(left) >= 45)); then
+if ((${#ONLY[@]} == 0)) && ((DEADLINE == 0 || $(left) >= 45)); then
   step harness 40 "$PY" bench/harness_accuracy.py --rounds 5
 fi
 finish

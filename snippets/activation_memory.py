@@ -17,9 +17,6 @@
 # whole model they dominate the total peak and hide this difference.
 
 # %% name="setup"
-import os
-
-os.environ.setdefault("KINETO_LOG_LEVEL", "5")  # the profiler would print a line at every start and stop
 import torch
 import torch.nn.functional as F
 from _inspect import output_code

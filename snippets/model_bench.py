@@ -27,7 +27,6 @@ import os
 import tempfile
 import time
 
-os.environ.setdefault("KINETO_LOG_LEVEL", "5")  # the profiler would print a line at every start and stop
 import torch
 import torch.nn.functional as F
 from torch import nn
