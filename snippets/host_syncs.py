@@ -42,6 +42,21 @@ def scale_int(x):
     return x * x.abs().max().int().item()  # a Python int: Dynamo makes it a SymInt
 
 
+def cudagraph_skips(fn, pattern):
+    """Compile ``fn`` with mode="reduce-overhead" (CUDA graphs), call it three times; return how often
+    Inductor skipped CUDA graphs and the logged lines (TORCH_LOGS=cudagraphs) that match ``pattern``."""
+    torch._dynamo.reset()
+    counters.clear()
+    with torch_logs(cudagraphs=True, perf_hints=True) as said:
+        compiled = torch.compile(fn, mode="reduce-overhead", fullgraph=True)
+        for _ in range(3):
+            torch.testing.assert_close(compiled(x), fn(x))
+    skips, reasons = counters["inductor"]["cudagraph_skips"], matching(said, pattern)
+    print(f"device={DEVICE} cudagraph_skips={skips}")
+    print("\n".join(reasons) or "(nothing logged)")
+    return skips, reasons
+
+
 # %% name="cond_code"
 torch._dynamo.reset()
 out, sources = output_code(torch.compile(gate_cond, fullgraph=True), x)
@@ -53,19 +68,10 @@ glue("cond.predicate_read", predicate.splitlines()[-1].strip())
 
 # %% name="cond_cudagraphs"
 # mode="reduce-overhead" asks for CUDA graphs; Inductor says why it skips them (TORCH_LOGS=cudagraphs).
-torch._dynamo.reset()
-counters.clear()
-with torch_logs(cudagraphs=True, perf_hints=True) as said:
-    compiled = torch.compile(gate_cond, mode="reduce-overhead", fullgraph=True)
-    for _ in range(3):
-        torch.testing.assert_close(compiled(x), gate_cond(x))
-skips = counters["inductor"]["cudagraph_skips"]
-reasons = matching(said, r"torch\.cond|skipping cudagraphs")
-print(f"device={DEVICE} cudagraph_skips={skips}")
-print("\n".join(reasons) or "(nothing logged)")
+skips, reasons = cudagraph_skips(gate_cond, r"torch\.cond|skipping cudagraphs")
 assert skips >= 1, skips
 if DEVICE == "cuda":
-    assert any("control flow operator: torch.cond" in r for r in reasons), said
+    assert any("control flow operator: torch.cond" in r for r in reasons), reasons
 else:  # a CPU graph is never a CUDA graph, and the skip is not logged
     assert not reasons, reasons
 glue("cond.cudagraph_skips", skips)
@@ -118,18 +124,9 @@ else:
 
 # %% name="scalar_cudagraphs"
 # And the int version under reduce-overhead: a graph with a host integer in it is not a CUDA graph.
-torch._dynamo.reset()
-counters.clear()
-with torch_logs(cudagraphs=True, perf_hints=True) as said:
-    compiled = torch.compile(scale_int, mode="reduce-overhead", fullgraph=True)
-    for _ in range(3):
-        torch.testing.assert_close(compiled(x), scale_int(x))
-skips = counters["inductor"]["cudagraph_skips"]
-reasons = matching(said, r"cudagraph")
-print(f"device={DEVICE} cudagraph_skips={skips}")
-print("\n".join(reasons) or "(nothing logged)")
+skips, reasons = cudagraph_skips(scale_int, r"cudagraph")
 assert skips >= 1, skips
 if DEVICE == "cuda":
-    assert reasons, said
+    assert reasons, "no CUDA-graph skip reason was logged"
 glue("int.cudagraph_skips", skips)
 glue("int.skip_reason", reasons[0].strip() if reasons else None)
