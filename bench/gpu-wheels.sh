@@ -38,6 +38,8 @@ WHEELS=(
   referencing==0.37.0 rpds-py==2026.9.1 mdit-py-plugins==0.7.0
   # `blog run` imports mkdocs.config (perfblog.generator.config); babel, its optional extra, stays behind
   mkdocs==1.6.1 mkdocs-get-deps==0.2.2 ghp-import==2.1.0 mergedeep==1.3.4 pyyaml-env-tag==1.1 watchdog==7.1.0
+  # `blog` builds every command family's parser: the seo commands import Protego (robots.txt)
+  protego==0.7.0
 )
 
 # On the GPU image already (the device README's list, 2026-11-17): requirements these satisfy.
