@@ -45,13 +45,13 @@ WHEELS=(
 
 # On the GPU image already (the device README's list, 2026-11-17): requirements these satisfy.
 IMAGE="attrs markdown-it-py mdurl packaging psutil pygments python-dateutil pyyaml typing-extensions
-  jinja2 markupsafe rich lxml numpy markdown pytest torch triton click pathspec"
+  jinja2 markupsafe rich lxml numpy markdown pytest torch triton click pathspec pillow"
 # This project's own wheel. Its requirements are part of the closure check, except the image's torch,
 # triton and numpy (the GPU run uses the image's versions, not this machine's pins) and what only a site
 # build imports (SITE_ONLY; the rehearsal proves `blog run` starts without them). A dependency added to
 # pyproject.toml therefore fails this script until it is carried here or listed there.
 SELF=perfblog
-SITE_ONLY="mkdocs-material pymdown-extensions rjieba pypinyin pillow"
+SITE_ONLY="mkdocs-material pymdown-extensions rjieba pypinyin"
 
 rm -rf "$DEST.new"
 trap 'rm -rf "$DEST.new"' EXIT  # never leave a half set where the device call would carry it
