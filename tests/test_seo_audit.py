@@ -260,3 +260,18 @@ def test_a_date_archive_that_repeats_the_home_page_is_told_to_say_noindex_follow
     found = [f for f in audit_site(tmp_path).findings if f.rule == "content-near-duplicate"]
     assert {f.page for f in found} == {"index.html", "archive/2026/index.html"}
     assert "noindex, follow" in next(f.message for f in found if f.page.startswith("archive"))
+
+
+def test_links_resolve_from_the_site_root_the_canonical_urls_give_even_for_chinese_paths(tmp_path):
+    """A site under /notes/, with a page at a percent-encoded Chinese path: nothing is broken."""
+    site = seo_pages.write_clean_site(tmp_path)
+    for n, name in enumerate(("图", "断", "裂", "编")):  # most pages: the root is what their URLs say
+        url = "".join(f"%{byte:02X}" for byte in name.encode())
+        html = seo_pages.page("clean").replace(f"example.org/clean/{seo_pages.FILE}", f"example.org/{url}/")
+        (site / name).mkdir()
+        (site / name / "index.html").write_text(html.replace("<title>", f"<title>中文路径 {n} "), "utf-8")
+    for page in site.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        page.write_text(text.replace("https://example.org/", "https://example.org/notes/"), encoding="utf-8")
+    found = {f.rule for f in audit_site(site).findings}
+    assert not found & {"link-broken", "canonical-not-built", "link-fragment-missing"}, found

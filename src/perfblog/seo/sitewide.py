@@ -98,8 +98,8 @@ class SiteIndex:
 
     def findings(self, sitemap_urls: Iterable[str] = (), sitemap_url: str | None = None,
                  ) -> Iterator[Finding]:
-        """Every site-wide finding; `sitemap_urls` are the sitemap's <loc>s, `sitemap_url` where it says
-        the sitemap lives (robots.txt), which dates the site's root when no page has a canonical URL."""
+        """Every site-wide finding; `sitemap_urls` are the sitemap's <loc>s, `sitemap_url` where robots.txt
+        says the sitemap lives, which gives the site's root when no page has a canonical URL."""
         root = self._root(sitemap_url)
         for page in self._pages:
             url = urljoin(root, page.rel.removesuffix("index.html"))
@@ -119,9 +119,9 @@ class SiteIndex:
         roots: Counter[str] = Counter()
         for page in self._pages:
             path = page.rel.removesuffix("index.html")
-            canonical = page.canonical or ""
-            if urlsplit(canonical).scheme in ("http", "https") and unquote(canonical).endswith(path):
-                roots[canonical[: len(canonical) - len(path)] if path else canonical] += 1
+            canonical = unquote(page.canonical or "")  # the file's path is not percent-encoded
+            if urlsplit(canonical).scheme in ("http", "https") and canonical.endswith(path):
+                roots[canonical[: len(canonical) - len(path)]] += 1
         if roots:
             return roots.most_common(1)[0][0]
         if sitemap_url:
