@@ -243,6 +243,7 @@ def test_the_flagship_ends_with_its_related_posts_and_not_its_translation(built:
     ]
 
 
+@pytest.mark.mkdocs
 def test_the_flagships_juejin_export_matches_the_built_page(built: Path, tmp_path: Path) -> None:
     """`blog export torch-compile-fullgraph --to juejin`: the page's tables, code and values, absolute
     links, and the original URL."""
