@@ -26,6 +26,7 @@ ZH, EN = "torch-compile-fullgraph/", "torch-compile-fullgraph-en/"
 CHROMIUM = Path("/usr/bin/chromium")
 pytestmark = pytest.mark.mkdocs
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic"]
+PHONE = {"width": 412, "height": 823}  # Lighthouse's mobile screen (Moto G Power)
 
 
 @pytest.fixture(scope="module")
@@ -75,6 +76,16 @@ def test_home_page_has_website_jsonld_and_the_slogan_in_its_title(built):
     )
 
 
+def test_the_packages_theme_overrides_and_stylesheet_reach_the_site(built):
+    doc = lxml.html.document_fromstring((built / "index.html").read_bytes())
+    (label,) = doc.xpath("//div[@role='dialog']/@aria-label")
+    assert label.strip()  # the search dialog has a name (Material's word for search: 查找)
+    for meta_list in doc.xpath("//ul[contains(@class, 'md-meta__list')]"):
+        assert {child.tag for child in meta_list} == {"li"}  # the pinned post's pin is a list item
+    assert doc.xpath("//link[@rel='stylesheet']/@href")[-1] == "_seo/seo.css"
+    assert (built / "_seo" / "seo.css").is_file()
+
+
 @pytest.fixture(scope="module")
 def served(built: Path) -> Iterator[str]:
     """The built site over HTTP on 127.0.0.1, as a static host would serve it."""
@@ -104,7 +115,7 @@ def test_no_request_leaves_the_site_and_no_error_is_logged(served: str, page: st
     errors: list[str] = []
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
-        tab = browser.new_page(viewport={"width": 412, "height": 915})
+        tab = browser.new_page(viewport=PHONE)
         tab.on("request", lambda request: asked.append(request.url))
         tab.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
         tab.on("requestfailed", lambda request: errors.append(f"failed: {request.url}"))
@@ -115,3 +126,52 @@ def test_no_request_leaves_the_site_and_no_error_is_logged(served: str, page: st
     site = urlsplit(served).netloc
     assert asked and all(urlsplit(url).netloc == site for url in asked if url.startswith("http")), asked
     assert errors == []
+
+
+def _luminance(rgb: tuple[float, ...]) -> float:
+    def channel(c: float) -> float:
+        c /= 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (channel(c) for c in rgb[:3])
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _contrast(foreground: tuple[float, ...], background: tuple[float, ...]) -> float:
+    light, dark = sorted((_luminance(foreground), _luminance(background)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+STYLES = """() => {
+  const rgb = s => s.match(/[\\d.]+/g).map(Number);
+  const small = [];
+  const walker = document.createTreeWalker(document.querySelector("article"), NodeFilter.SHOW_TEXT);
+  for (let n; (n = walker.nextNode());) {
+    const el = n.parentElement;
+    if (n.textContent.trim() && el.closest("svg") === null && parseFloat(getComputedStyle(el).fontSize) < 12)
+      small.push(el.tagName + "." + el.className + " " + getComputedStyle(el).fontSize);
+  }
+  const comment = document.querySelector(".highlight .c1");
+  let back = comment;
+  while (rgb(getComputedStyle(back).backgroundColor)[3] === 0) back = back.parentElement;
+  const link = document.querySelector("article p > a[href^='http']");
+  return {small, comment: rgb(getComputedStyle(comment).color),
+          back: rgb(getComputedStyle(back).backgroundColor),
+          underline: getComputedStyle(link).textDecorationLine};
+}"""
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed: run `make browser`")
+def test_on_a_phone_text_is_legible_comments_contrast_and_links_are_underlined(served: str):
+    """What Lighthouse's font-size, color-contrast and link-in-text-block audits ask, on the flagship."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
+        tab = browser.new_page(viewport=PHONE, is_mobile=True, device_scale_factor=1.75)
+        tab.goto(served + ZH, wait_until="load", timeout=60_000)
+        styles = tab.evaluate(STYLES)
+        browser.close()
+    assert styles["small"] == []
+    assert _contrast(styles["comment"], styles["back"]) >= 4.5
+    assert styles["underline"] == "underline"

@@ -26,6 +26,8 @@ class SeoConfig(base.Config):
     """Draw a 1200×630 social card (og:image) for each page without an `image`."""
     seo_card_font = c.Optional(c.Type(str))
     """A CJK font file for the cards, relative to mkdocs.yml; default: one installed here."""
+    seo_lean_highlighting = c.Type(bool, default=True)
+    """Unwrap the highlighting spans that change little on screen (names, punctuation, operators)."""
     seo_baidu_verification = c.Optional(c.Type(str))
     """Content of `<meta name="baidu-site-verification">`."""
     seo_google_verification = c.Optional(c.Type(str))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import shutil
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -22,6 +23,7 @@ from perfblog.seo import (
     audit,
     cards,
     feed,
+    highlight,
     indexnow_key,
     languages,
     links,
@@ -40,6 +42,9 @@ from perfblog.seo.rules import PageFacts
 log = logging.getLogger("mkdocs.plugins.seo")
 #: Where drawn cards are kept between builds, relative to the folder of mkdocs.yml (git-ignored).
 CARD_CACHE = ".cache/perfblog/cards"
+#: Material template overrides (accessibility) and the stylesheet, shipped in the package.
+THEME_DIR = Path(__file__).with_name("theme")
+STYLESHEET = "_seo/seo.css"
 
 
 @dataclass(frozen=True)
@@ -93,6 +98,7 @@ class SeoPlugin(BasePlugin[SeoConfig]):
             noindex_archives=self.config.seo_noindex_archives,
         )
         _no_remote_fonts(config)
+        self.material = _material_overrides(config)
         self.cards = None
         if self.config.seo_cards and not _social_cards(config):
             try:
@@ -132,6 +138,9 @@ class SeoPlugin(BasePlugin[SeoConfig]):
             count=self.config.seo_related_count,
         )
 
+    def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+        return highlight.lighten(html) if self.config.seo_lean_highlighting else html
+
     def on_pre_build(self, config: MkDocsConfig) -> None:
         self.records: list[pages.SitePage] = []
         self.served: list[Served] = []
@@ -170,6 +179,9 @@ class SeoPlugin(BasePlugin[SeoConfig]):
             if self.config.seo_feed:
                 self._write_feed(site_dir)
             indexnow_key.write_key_file(site_dir, self.site.repo / self.config.seo_indexnow_key_file)
+            if self.material:
+                (site_dir / STYLESHEET).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(Path(__file__).with_name("seo.css"), site_dir / STYLESHEET)
             facts = audit.read_site(site_dir) if self.config.seo_audit or self.served else []
             if self.config.seo_audit:
                 self._audit(site_dir, facts)
@@ -257,6 +269,18 @@ def _no_remote_fonts(config: MkDocsConfig) -> None:
     if theme.name == "material" and theme.get("font") is not False:
         theme["font"] = False
         log.info("seo: Material's Google Fonts turned off (render-blocking, unreachable from China)")
+
+
+def _material_overrides(config: MkDocsConfig) -> bool:
+    """For Material: the package's template overrides after the site's own custom_dir, and its
+    stylesheet after Material's; whether the theme is Material."""
+    theme = config.theme
+    if theme.name != "material":
+        return False
+    theme.dirs.insert(1 if theme.custom_dir else 0, str(THEME_DIR))
+    if STYLESHEET not in config.extra_css:
+        config.extra_css.append(STYLESHEET)
+    return True
 
 
 def _social_cards(config: MkDocsConfig) -> bool:
