@@ -252,7 +252,7 @@ while read -r stem budget; do
     continue
   fi
   step "$stem" "$((budget + 10))" "$PY" -m perfblog.core.cli run --force --device "$DEVICE" \
-    --snippets-dir snippets --timeout-snippet "$budget" "$stem" && RAN+=("$stem")
+    --snippets-dir snippets --timeout-snippet "$budget" "$stem" </dev/null && RAN+=("$stem")  # stdin: the plan
   pack
 done < <(schedule)
 
