@@ -247,7 +247,7 @@ while read -r stem budget; do
     continue
   fi
   if ((DEADLINE > 0 && budget + 10 > $(left))); then
-    note "skipped $stem: its ${budget} s budget does not fit in the $(left) s left"
+    note "skipped $stem: its ${budget} s budget, and 10 s to stop it, do not fit in the $(left) s left"
     SKIPPED+=("$stem")
     continue
   fi
