@@ -180,3 +180,11 @@ def test_a_jupytext_pair_is_one_snippet_and_two_unpaired_files_are_an_error(tmp_
     header = "# ---\n# jupyter:\n#   jupytext:\n#     formats: ipynb,py:percent\n# ---\n\n"
     text.write_text(header + "# %%\nx = 1\n", encoding="utf-8")
     assert [p.name for p in snippet.discover(tmp_path)] == ["pair.py"]
+
+
+def test_the_reference_tables_of_docs_notebooks_are_the_ones_the_registries_generate() -> None:
+    from perfblog.generator import reference
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "notebooks.md").read_text(encoding="utf-8")
+    assert page.count("<!-- generated: ") == len(reference.TABLES)
+    assert reference.render(page) == page, "run python -m perfblog.generator.reference docs/notebooks.md"

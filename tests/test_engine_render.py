@@ -9,7 +9,7 @@ from typing import Any
 import markdown as md
 import pytest
 
-from perfblog.generator import charts, render, resolve, snippet
+from perfblog.generator import charts, render, resolve, sanitize, snippet
 from perfblog.generator.errors import EmbedError, SnippetError
 from perfblog.generator.result import ChartRecord, Result
 
@@ -86,6 +86,11 @@ def html(text: str) -> str:
     return md.markdown(text, extensions=["tables", "pymdownx.superfences", "md_in_html"])
 
 
+def page_html(text: str) -> str:
+    """The page's HTML as the plugin finishes it: Markdown, then the embeds' inert text made readable."""
+    return sanitize.readable(html(text))
+
+
 def test_delimiters_leave_braces_in_code_and_math_alone(snip) -> None:
     page = 'Set {a, b} and $\\{x\\}$ and `{"k": {{v}}}` and {% raw %} <%# gone %>.\n'
     assert renderer(snip, result(snip, PROV_GPU)).render(page, "p.md") == \
@@ -114,13 +119,14 @@ def test_block_embeds_end_with_a_visible_provenance_line(snip) -> None:
 
 
 def test_snippet_output_cannot_inject_html(snip) -> None:
-    page = html(renderer(snip, result(snip, PROV_GPU)).render('<%= output("demo", "bench") %>', "p.md"))
+    page = page_html(renderer(snip, result(snip, PROV_GPU)).render('<%= output("demo", "bench") %>', "p.md"))
     assert "<script>" not in page
-    assert page.count("&lt;script&gt;") == 1  # printed text shows; the HTML display's script is removed
+    assert unescape(page).count("<script>") == 1  # printed text shows; the HTML display's script is removed
     assert "steal" not in page
     assert "onclick" not in page and "<td>1</td>" in page  # harmless structure survives
     assert "```" in page  # a fence in the output cannot end the block early
-    image = '<img src="demo/cuda-nvidia-h200-files/0123456789abcdef.png" alt="output of demo · bench">'
+    image = '<img src="demo/cuda-nvidia-h200-files/0123456789abcdef.png" alt="output of demo · bench" loading'
+
     assert image in unescape(page)
 
 
@@ -250,7 +256,7 @@ def test_pages_with_statements_or_expressions_go_through_jinja(snip, page: str) 
     ],
 )
 def test_an_indented_block_embed_stays_inside_its_list_item(snip, page: str) -> None:
-    out = html(renderer(snip, result(snip, PROV_GPU)).render(page, "p.md"))
+    out = page_html(renderer(snip, result(snip, PROV_GPU)).render(page, "p.md"))
     item = out[out.index("<li>"):out.index("</li>")]
     assert "ValueError: expected" in item and "snippet-provenance" in item and "NVIDIA H200" in item
     assert "<p>after</p>" in out[out.index("</li>"):]

@@ -15,7 +15,7 @@ from pathlib import Path
 from perfblog.core import fonts
 from perfblog.core.errors import FontError
 from perfblog.core.fsio import atomic_write
-from perfblog.generator import charts, render, sanitize
+from perfblog.generator import charts, maths, outputs, render, sanitize
 from perfblog.generator.engine import Engine
 from perfblog.generator.errors import GeneratorError
 from perfblog.generator.report import BuildReport, Entry
@@ -35,25 +35,37 @@ class Build:
 
     def __init__(self, engine: Engine, project_dir: Path,
                  rerunning: Callable[[str], bool] | None = None, *, chart_pngs: bool = True,
-                 chart_font: str | None = None) -> None:
+                 chart_font: str | None = None, options: outputs.Options | None = None) -> None:
         self.engine = engine
         self.project_dir = project_dir
         # Serve only: whether the background preview has this snippet queued or running.
         self.rerunning = rerunning or (lambda stem: False)
         self.report = BuildReport(engine.mode, engine.device_class)
-        self.renderer = render.Renderer(self.lookup, render.image_url, chart_shown=self._chart_shown)
+        self.renderer = render.Renderer(self.lookup, render.image_url, chart_shown=self._chart_shown,
+                                        options=options)
         self.chart_pngs = chart_pngs
         self.chart_font = chart_font
         self._charts: dict[str, ChartRecord] = {}  # site path of the PNG -> the chart it shows
+        self.math = False  # whether a page had math: then MathJax is published with the site
         self._prepared: dict[str, render.Resolved] = {}
         self._embeds: dict[str, list[str]] = {}  # post -> stems it embeds, in order of first use
         self._warned: set[tuple[str, str]] = set()
 
-    def render_page(self, markdown: str, src_path: str, page_url: str) -> str:
+    def render_page(self, markdown: str, src_path: str, page_url: str, lang: str = "zh") -> str:
         """Render a post's embeds; EmbedError names the post and line."""
         post = self._display(Path(src_path))
         self._embeds[post] = []
-        return self.renderer.render(markdown, post, _line_offset(Path(src_path), markdown), page_url)
+        return self.renderer.render(markdown, post, _line_offset(Path(src_path), markdown), page_url, lang)
+
+    def page_content(self, html: str, page_url: str, embeds: bool) -> str:
+        """A page's HTML after Markdown: embeds' inert text readable again, MathJax's scripts where the
+        page has math."""
+        if embeds:
+            html = sanitize.readable(html)
+        if maths.needs(html):
+            self.math = True
+            html += maths.scripts(page_url)
+        return html
 
     def page(self, src_path: str, url: str) -> None:
         """Note a built page: its URL, and its source's hash, so `blog export` knows what was built."""
@@ -143,6 +155,8 @@ class Build:
             atomic_write(site_dir / sanitize.Media.FOLDER / name, blob)
         shutil.copyfile(Path(__file__).with_name("snippets.css"), _mkdir(site_dir / STYLESHEET))
         self._draw_charts(site_dir)
+        if self.math:
+            maths.publish(site_dir)
         path = self.project_dir / report_path if report_path else site_dir / "_snippets" / "report.json"
         self.report.write(path)
         log.info("%s; report: %s", self.report.summary(), self._display(path))

@@ -7,9 +7,10 @@ from mkdocs.config import config_options as c
 
 from perfblog.core import conventions
 from perfblog.core.project import Layout
-from perfblog.generator import resolve
+from perfblog.generator import outputs, resolve
 from perfblog.generator.device import DEVICES
 from perfblog.generator.engine import Settings
+from perfblog.generator.errors import GeneratorError
 from perfblog.generator.resolve import Mode
 
 
@@ -24,7 +25,8 @@ class SnippetsConfig(base.Config):
     """Options of ``plugins: - snippets:`` in mkdocs.yml; paths are relative to mkdocs.yml."""
 
     snippets_dir = c.Type(str, default=conventions.SNIPPETS_DIR)
-    """Folder of the snippets: jupytext `.py` files; names starting with `_` are helper modules."""
+    """Folder of the snippets: jupytext files (`.py`, `.md`) and notebooks (`.ipynb`); names starting
+    with `_` are helper modules."""
     results_dir = c.Type(str, default=conventions.RESULTS_DIR)
     """Folder of the frozen results, one JSON file per snippet and device class; commit it."""
     exec_mode = _Mode(tuple(m.value for m in Mode), default=Mode.AUTO.value)
@@ -41,6 +43,11 @@ class SnippetsConfig(base.Config):
     """Also draw each embedded chart as a PNG in the site, for `blog export` (platforms take no SVG)."""
     chart_font = c.Optional(c.Type(str))
     """A CJK font file for the chart PNGs, relative to mkdocs.yml; default: one installed here."""
+    output_max_lines = c.Type(int, default=40)
+    """Terminal text (what a cell printed, a plain display) longer than this many lines shows its first
+    lines and a "show all" control; the rest is in the page either way."""
+    output_colours = c.Type(bool, default=True)
+    """Terminal colours in outputs: shown with the theme's palette, or (`false`) stripped everywhere."""
 
 
 def settings_of(options: SnippetsConfig | None, layout: Layout) -> Settings:
@@ -58,3 +65,10 @@ def settings_of(options: SnippetsConfig | None, layout: Layout) -> Settings:
         cell_timeout=options.exec_timeout_cell or None,
         snippet_timeout=options.exec_timeout_snippet or None,
     )
+
+
+def output_options(options: SnippetsConfig) -> outputs.Options:
+    """How posts show outputs, from the plugin's validated options."""
+    if options.output_max_lines < 1:
+        raise GeneratorError(f"output_max_lines must be at least 1, not {options.output_max_lines}")
+    return outputs.Options(max_lines=options.output_max_lines, colours=options.output_colours)

@@ -34,7 +34,7 @@ from perfblog.core import state
 from perfblog.core.cli import add_project_option, load_project
 from perfblog.core.conventions import SNIPPETS_PLUGIN
 from perfblog.core.project import Project, front_matter_line
-from perfblog.generator import render
+from perfblog.generator import render, terminal
 from perfblog.generator.config import settings_of
 from perfblog.generator.engine import Engine
 from perfblog.generator.errors import ExportError
@@ -123,7 +123,7 @@ class MarkdownEmbeds(Embeds):
 
     def _one(self, res: Resolved, out: Output, cell: str) -> str:
         if isinstance(out, StreamOutput):
-            fenced = render._fence(out.text.rstrip("\n"), "text")
+            fenced = render._fence(terminal.plain(out.text).rstrip("\n"), "text")  # colour codes dropped
             return f"stderr:\n\n{fenced}" if out.name == "stderr" else fenced
         if isinstance(out, ErrorOutput):  # the page shows this line; its folded traceback stays there
             return render._fence(f"{out.ename}: {out.evalue}".rstrip(), "text")
@@ -138,7 +138,7 @@ class MarkdownEmbeds(Embeds):
         # A result is untrusted: its text view, else its markup's source shown as code, never as markup.
         for mime, lang in (("text/plain", "text"), ("text/markdown", "markdown"), ("text/html", "html")):
             if mime in data:
-                return render._fence(data[mime], lang)
+                return render._fence(terminal.plain(data[mime]), lang)
         return ""
 
     def table(self, snippet: str, name: str, fmt: str = "") -> str:

@@ -16,9 +16,9 @@ from mkdocs.plugins import BasePlugin
 
 from perfblog.core import project
 from perfblog.core.conventions import EMBEDS_META
-from perfblog.generator import render, sanitize
+from perfblog.generator import render
 from perfblog.generator.build import STYLESHEET, Build
-from perfblog.generator.config import SnippetsConfig, settings_of
+from perfblog.generator.config import SnippetsConfig, output_options, settings_of
 from perfblog.generator.engine import Engine
 from perfblog.generator.errors import GeneratorError
 from perfblog.generator.preview import SnippetPreview
@@ -45,7 +45,8 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
             options = replace(options, mode=Mode.FROZEN)
         self.engine = _guard(lambda: Engine(options))
         self.build = Build(self.engine, layout.root, self.preview.busy if self.preview else None,
-                           chart_pngs=self.config.chart_pngs, chart_font=self.config.chart_font)
+                           chart_pngs=self.config.chart_pngs, chart_font=self.config.chart_font,
+                           options=_guard(lambda: output_options(self.config)))
         config.extra_css.append(STYLESHEET)
         return config
 
@@ -69,12 +70,15 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         if render.MARKER not in markdown or self.build is None:
             return markdown
         build = self.build
-        rendered = _guard(lambda: build.render_page(markdown, page.file.abs_src_path, page.url))
+        lang = project.page_language(page.meta, str(config.theme.get("language") or "en"))
+        rendered = _guard(lambda: build.render_page(markdown, page.file.abs_src_path, page.url, lang))
         page.meta[EMBEDS_META] = build.embedded(page.file.abs_src_path)  # the seo plugin dates pages by them
         return rendered
 
     def on_page_content(self, html: str, page: Any, config: Any, files: Any) -> str:
-        return sanitize.readable(html) if page.meta.get(EMBEDS_META) else html
+        if self.build is None:
+            return html
+        return self.build.page_content(html, page.url, bool(page.meta.get(EMBEDS_META)))
 
     def on_env(self, env: Any, config: Any, files: Any) -> Any:
         """Where each page and media file is published, for `blog export`'s absolute links."""

@@ -16,17 +16,15 @@ from typing import Any, TypeVar
 
 import jinja2
 
-from perfblog.generator import charts, sandbox, sanitize, terminal
+from perfblog.generator import charts, outputs, sandbox, sanitize
+from perfblog.generator.celltags import Tag
 from perfblog.generator.errors import EmbedError, GeneratorError
 from perfblog.generator.resolve import Status
 from perfblog.generator.result import (
     SECTIONS,
     CellResult,
     ChartRecord,
-    ErrorOutput,
-    Output,
     Result,
-    StreamOutput,
     TableRecord,
     ValueRecord,
 )
@@ -74,13 +72,15 @@ class Renderer:
     """Renders one post's Markdown; errors name the post and line."""
 
     def __init__(self, lookup: Lookup, image_url: ImageUrl | None = None, *,
-                 flavor: type[Embeds] | None = None, chart_shown: ChartShown | None = None) -> None:
+                 flavor: type[Embeds] | None = None, chart_shown: ChartShown | None = None,
+                 options: outputs.Options | None = None) -> None:
         self.env = environment()
         self.lookup = lookup
         self.image_url = image_url or (lambda stem, cls, name, url: f"{stem}/{cls}-files/{name}")
         self.media = sanitize.Media()  # data: images of sanitized displays, for the build to write
         self.flavor = flavor or Embeds  # the site's HTML; `export.MarkdownEmbeds` for plain Markdown
         self.chart_shown = chart_shown or (lambda resolved, record: None)
+        self.options = options or outputs.Options()  # how outputs show (the plugin's output_* options)
 
     def render_jinja(self, markdown: str, post: str, line_offset: int = 0,
                      embeds: Embeds | None = None) -> str:
@@ -101,14 +101,16 @@ class Renderer:
             line = _template_line(exc, post)
             raise _embed_error(exc, post, line + line_offset if line else None) from exc
 
-    def render(self, markdown: str, post: str, line_offset: int = 0, page_url: str = "") -> str:
-        """Render ``markdown`` (the post ``post``, whose Markdown starts after ``line_offset`` lines).
+    def render(self, markdown: str, post: str, line_offset: int = 0, page_url: str = "", lang: str = "zh"
+               ) -> str:
+        """Render ``markdown`` (the post ``post``, whose Markdown starts after ``line_offset`` lines, in the
+        language ``lang``, which labels the outputs' controls).
 
         Pages whose tags are all comments and calls with literal arguments (nearly every post) are
         rendered by a direct substitution that gives Jinja's output without compiling a template;
         anything else goes through Jinja.
         """
-        embeds = self.flavor(self, post, page_url)
+        embeds = self.flavor(self, post, page_url, outputs.labels(lang))
         tags = _literal_tags(markdown)
         if tags is None:
             return self.render_jinja(markdown, post, line_offset, embeds)
@@ -248,10 +250,12 @@ class Embeds:
     how a snippet, a cell and a record are found, so both show the same result.
     """
 
-    def __init__(self, renderer: Renderer, post: str, page_url: str) -> None:
+    def __init__(self, renderer: Renderer, post: str, page_url: str,
+                 words: outputs.Labels = outputs.LABELS["zh"]) -> None:
         self.r = renderer
         self.post = post
         self.page_url = page_url
+        self.words = words  # the output controls' labels, in the page's language
 
     def functions(self) -> dict[str, Callable[..., str]]:
         return {"code": self.code, "output": self.output, "table": self.table, "chart": self.chart,
@@ -274,46 +278,38 @@ class Embeds:
             raise EmbedError(f"cell {cell!r} of snippet '{res.snippet.stem}' is marked hide=true")
         return found
 
+    def _refused(self, res: Resolved, found: Any, tag: Tag) -> None:
+        if tag in found.tags:
+            raise EmbedError(f"cell {found.key!r} of snippet '{res.snippet.stem}' is tagged {tag.value}")
+
     def code(self, snippet: str, cell: str) -> str:
-        """The cell's current source, highlighted."""
+        """The cell's current source, highlighted (collapsed for a ``hide-input`` cell)."""
         res = self._get(snippet)
         found = self._code_cell(res, cell)
-        return _block(_fence(found.source, "python"), footer(res, f"{res.snippet.stem} · {found.key}"))
+        self._refused(res, found, Tag.REMOVE_INPUT)
+        body = (outputs.hidden_code(found.source, self.words) if Tag.HIDE_INPUT in found.tags
+                else _fence(found.source, "python"))
+        return _block(body, footer(res, f"{res.snippet.stem} · {found.key}"))
 
     def output(self, snippet: str, cell: str) -> str:
-        """Everything the cell printed or displayed (its error too, for a raises=true cell)."""
+        """Everything the cell printed or displayed (its error too, for a raises=true cell), as its tags
+        ask (see ``outputs``)."""
         res = self._get(snippet)
         found = self._code_cell(res, cell)
+        self._refused(res, found, Tag.REMOVE_OUTPUT)
         if not res.show_outputs or res.status.result is None:
             return _block(_placeholder(res, f"output of {res.snippet.stem} · {found.key}"), footer(res))
         stored = self._result_cell(res, found.key)
         if stored is None:
             body = _placeholder(res, f"cell {found.key} is not in the stored result")
         else:
-            parts = [self._one_output(res, out, found.key) for out in stored.outputs]
-            body = "\n\n".join(p for p in parts if p) or '<p class="snippet-empty">(no output)</p>'
+            page = outputs.Page(image_url=lambda name: self.r.image_url(
+                                    res.snippet.stem, res.status.device_class, name, self.page_url),
+                                sanitizer=self._sanitizer(), labels=self.words,
+                                alt=f"output of {res.snippet.stem} · {found.key}")
+            body = outputs.show(stored, found.tags, page, self.r.options) \
+                or '<p class="snippet-empty">(no output)</p>'
         return _block(body, footer(res))
-
-    def _one_output(self, res: Resolved, out: Output, cell: str) -> str:
-        if isinstance(out, StreamOutput) and out.name == "stderr":  # library warnings: kept, folded
-            return _folded("snippet-stderr", "stderr", terminal.strip(out.text).rstrip("\n"))
-        if isinstance(out, StreamOutput):
-            return _fence(terminal.strip(out.text).rstrip("\n"), "text")
-        if isinstance(out, ErrorOutput):
-            return _error(out)
-        data = out.data
-        for mime in ("image/png", "image/jpeg", "image/svg+xml", "image/gif"):
-            if mime in data:
-                url = self.r.image_url(res.snippet.stem, res.status.device_class, data[mime], self.page_url)
-                alt = inert(f"output of {res.snippet.stem} · {cell}")
-                return f'<p class="snippet-image"><img src="{inert(url)}" alt="{alt}"></p>'
-        if "text/html" in data:
-            return f'<div class="snippet-html">{self._sanitizer().html(data["text/html"])}</div>'
-        if "text/markdown" in data:
-            return f'<div class="snippet-markdown">{self._sanitizer().markdown(data["text/markdown"])}</div>'
-        if "text/plain" in data:
-            return _fence(terminal.strip(data["text/plain"]), "text")
-        return ""
 
     def _sanitizer(self) -> sanitize.Sanitizer:
         """The allow-list sanitizer, its data: images addressed from this page."""
@@ -435,19 +431,6 @@ def _placeholder(res: Resolved, what: str) -> str:
 
 def _block(body: str, foot: str) -> str:
     return f"\n{body}\n\n{foot}\n"
-
-
-def _error(out: ErrorOutput) -> str:
-    """The exception and its message up front; the frames (mostly library internals) folded away."""
-    summary = _fence(f"{out.ename}: {out.evalue}".rstrip(), "text")
-    return f'{summary}\n\n{_folded("snippet-traceback", "完整 traceback", out.traceback)}'
-
-
-def _folded(css_class: str, label: str, text: str) -> str:
-    """Text kept on the page but closed by default: raw HTML on one line (its newlines are character
-    references), so it needs no Markdown extension and reads the same inside a list or admonition."""
-    return (f'<details class="{css_class}"><summary>{inert(label)}</summary>'
-            f"<pre><code>{inert(text)}</code></pre></details>")
 
 
 def _fence(text: str, lang: str) -> str:

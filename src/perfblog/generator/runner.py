@@ -244,8 +244,8 @@ class _Run:
                 elif display := self._display(data, dict(out.get("metadata", {}))):
                     outputs.append(display)
             elif kind == "error":
-                traceback = terminal.strip("\n".join(out.get("traceback", [])))
-                evalue = terminal.strip(out.get("evalue", ""))
+                traceback = terminal.plain("\n".join(out.get("traceback", [])))
+                evalue = terminal.plain(out.get("evalue", ""))
                 error = ErrorOutput(ename=out.get("ename", ""), evalue=self.clean(evalue),
                                     traceback=self.clean(traceback))
                 outputs.append(error)
@@ -280,7 +280,7 @@ class _Run:
             elif entry.name == "text/plain":
                 kept[entry.name] = self.clean(terminal.normalise(_text(payload)))
             else:
-                kept[entry.name] = self.clean(terminal.strip(_text(payload)))
+                kept[entry.name] = self.clean(terminal.plain(_text(payload)))
         return DisplayOutput(kept, sizes) if kept else None
 
     def _file(self, blob: bytes, ext: str) -> str:

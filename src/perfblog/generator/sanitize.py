@@ -183,6 +183,8 @@ class _Inert(HTMLParser):
         self.out: list[str] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "img" and not dict(attrs).get("src"):
+            return  # a remote image, its source removed: nothing left to show
         kept = "".join(f' {name}="{text(value or "")}"' for name, value in attrs)
         self.out.append(f"<{tag}{kept}>")
 

@@ -3,15 +3,16 @@
 A kernel's streams are what a program wrote to a terminal: progress bars redraw their line with ``\\r``,
 ``\\b`` deletes, colours come as SGR escape codes, and some programs write other control sequences
 (cursor moves, OSC 8 hyperlinks, window titles). ``normalise`` keeps what the last frame shows and its
-colour codes and drops every other control sequence; ``html`` turns the colour codes into spans with
-classes of the site's palette (``ansi-red-fg``, ``ansi-bold``, as Jupyter names them); ``strip`` drops
+colour codes and drops every other control sequence; ``html_lines`` turns colour codes into spans with
+classes of the site's palette (``ansi-red-fg``, ``ansi-bold``, as Jupyter names them); ``plain`` drops
 the colours too. Each is one linear pass, whatever the text holds.
 """
 
 from __future__ import annotations
 
-import html as _html
+import html
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 #: One escape or control sequence: CSI (SGR among them), OSC up to BEL or ST, a two-byte escape, or a
@@ -51,7 +52,7 @@ def normalise(text: str) -> str:
     return "\n".join(lines)
 
 
-def strip(text: str) -> str:
+def plain(text: str) -> str:
     """The text without any escape or control sequence (nothing is interpreted)."""
     return _CONTROL.sub("", text)
 
@@ -133,27 +134,28 @@ def _apply(style: _Style, params: str) -> _Style:
     return style
 
 
-def html_lines(text: str, colours: bool = True) -> list[str]:
-    """Each line of normalised ``text`` as escaped HTML; with ``colours``, coloured runs are spans whose
-    classes the stylesheet maps to the theme's palette. Each line is complete (spans closed at its end
-    and reopened on the next), so a long output can be cut between any two lines."""
+def html_lines(text: str, colours: bool = True, escape: Callable[[str], str] = html.escape) -> list[str]:
+    """Each line of normalised ``text`` as HTML, its text passed through ``escape``; with ``colours``,
+    coloured runs are spans whose classes the stylesheet maps to the theme's palette, without them the
+    codes are dropped. Each line is complete (spans closed at its end and reopened on the next), so a
+    long output can be cut between any two lines."""
     out: list[str] = []
     style = _PLAIN
     for line in text.split("\n"):
         parts: list[str] = []
         pos = 0
         for m in _SGR.finditer(line):
-            parts.append(_run(line[pos:m.start()], style if colours else _PLAIN))
+            parts.append(_run(line[pos:m.start()], style if colours else _PLAIN, escape))
             style = _apply(style, m.group(1))
             pos = m.end()
-        parts.append(_run(line[pos:], style if colours else _PLAIN))
+        parts.append(_run(line[pos:], style if colours else _PLAIN, escape))
         out.append("".join(parts))
     return out
 
 
-def _run(text: str, style: _Style) -> str:
+def _run(text: str, style: _Style, escape: Callable[[str], str]) -> str:
     if not text:
         return ""
-    escaped = _html.escape(text, quote=False)
+    escaped = escape(text)
     classes = style.classes()
     return f'<span class="{classes}">{escaped}</span>' if classes else escaped
