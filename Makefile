@@ -57,6 +57,7 @@ check: $(STAMP) fonts
 docs: $(STAMP)
 	$(BIN)/blog seo rules > docs/seo-rules.md.tmp && mv docs/seo-rules.md.tmp docs/seo-rules.md
 	$(BIN)/python -m perfblog.core.docs docs/configuration.md
+	$(BIN)/python -m perfblog.generator.reference docs/notebooks.md
 	$(BIN)/python tests/seo_corpus.py --write   # builds and audits the OI-wiki corpus: a minute
 
 clean:
