@@ -187,4 +187,4 @@ def test_the_reference_tables_of_docs_notebooks_are_the_ones_the_registries_gene
 
     page = (Path(__file__).resolve().parents[1] / "docs" / "notebooks.md").read_text(encoding="utf-8")
     assert page.count("<!-- generated: ") == len(reference.TABLES)
-    assert reference.render(page) == page, "run `make docs` (python -m perfblog.generator.reference docs/notebooks.md)"
+    assert reference.render(page) == page, "run `make docs` (it regenerates docs/notebooks.md)"
