@@ -37,7 +37,8 @@ TORCH_PIN=(torch==2.11.0 triton==3.6.0)
 # What the GPU image has besides torch (the device README's package list) that `blog run`, the
 # snippets and the carried wheels import; their versions there are not listed, so pip picks.
 IMAGE_PKGS=(numpy jinja2 markupsafe rich pygments markdown-it-py mdurl pyyaml psutil lxml markdown packaging
-  python-dateutil typing-extensions attrs click pathspec pytest pillow)
+  python-dateutil typing-extensions attrs click pathspec pytest pillow
+  matplotlib pandas)  # not on the image: only rich_outputs imports them, and it never runs there (gpu_s 0)
 mkdir -p "$OUT"
 : >"$OUT/steps.txt"
 COPY=$OUT/tree
