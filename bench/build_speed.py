@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+import interleaved
 
 SNIPPETS = 5
 CONFIG = """site_name: 构建速度基准
@@ -121,17 +120,7 @@ def prerender(root: Path) -> None:
 
 def timed_build(root: Path, config: str) -> tuple[float, float]:
     """Wall and CPU seconds of one `mkdocs build` process."""
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "BLOG_EXEC_MODE": "auto"}
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", config], cwd=root, env=env,
-                          capture_output=True, text=True)
-    elapsed = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        raise SystemExit(f"mkdocs build -f {config} failed:\n{done.stderr}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return elapsed, cpu
+    return interleaved.mkdocs_build(root, "-f", config, BLOG_EXEC_MODE="auto")
 
 
 def main() -> int:
@@ -147,27 +136,12 @@ def main() -> int:
         if done.returncode != 0:
             raise SystemExit(f"blog run failed:\n{done.stderr}")
         prerender(root)
-        samples: dict[tuple[str, str], list[float]] = {}
-        timed_build(root, "plain.yml")  # warm-up: file caches, bytecode
-        timed_build(root, "mkdocs.yml")
-        for _ in range(args.repeats):  # interleaved, so machine noise hits both alike
-            for name, config in (("plain", "plain.yml"), ("snippets", "mkdocs.yml")):
-                wall, cpu = timed_build(root, config)
-                samples.setdefault((name, "wall"), []).append(wall)
-                samples.setdefault((name, "cpu"), []).append(cpu)
+        samples = interleaved.measure({"plain": lambda: timed_build(root, "plain.yml"),
+                                       "snippets": lambda: timed_build(root, "mkdocs.yml")}, args.repeats)
         print(f"{args.posts} posts, {SNIPPETS} snippets, {args.repeats} interleaved repeats each after one "
               f"warm-up; `mkdocs build` as a process, interpreter start-up included; {os.cpu_count()} cores; "
               f"load average {os.getloadavg()[0]:.1f}")
-        ratios = {}
-        for clock in ("wall", "cpu"):
-            for name in ("plain", "snippets"):
-                values = samples[(name, clock)]
-                q1, median, q3 = statistics.quantiles(values, n=4, method="inclusive")
-                print(f"  {clock:4s} {name:9s} median {median:6.2f} s   IQR {q3 - q1:5.2f} s   "
-                      f"min {min(values):6.2f} s   max {max(values):6.2f} s")
-            ratios[clock] = (statistics.median(samples[("snippets", clock)])
-                             / statistics.median(samples[("plain", clock)]))
-            print(f"  {clock:4s} ratio snippets/plain (medians): {ratios[clock]:.3f}  (target <= 1.15)")
+        ratios = interleaved.report(samples, "plain", "snippets", 1.15)
         print(f"  snippet runs during the timed builds: {json_report(root)}")
         return 0 if min(ratios.values()) <= 1.15 else 1
     finally:

@@ -51,7 +51,7 @@ IMAGE="attrs markdown-it-py mdurl packaging psutil pygments python-dateutil pyya
 # build imports (SITE_ONLY; the rehearsal proves `blog run` starts without them). A dependency added to
 # pyproject.toml therefore fails this script until it is carried here or listed there.
 SELF=perfblog
-SITE_ONLY="mkdocs-material pymdown-extensions rjieba pypinyin"
+SITE_ONLY="mkdocs-material pymdown-extensions rjieba pypinyin django-static-mathjax"
 
 rm -rf "$DEST.new"
 trap 'rm -rf "$DEST.new"' EXIT  # never leave a half set where the device call would carry it

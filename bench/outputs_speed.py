@@ -19,14 +19,12 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import resource
 import shutil
-import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+import interleaved
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET = 1.05
@@ -72,16 +70,7 @@ def prerender(site: Path) -> int:
 
 def timed_build(site: Path) -> tuple[float, float]:
     """Wall and CPU seconds of one `mkdocs build` process."""
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "BLOG_EXEC_MODE": "frozen"}
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q"], cwd=site, env=env,
-                          capture_output=True, text=True)
-    elapsed = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        raise SystemExit(f"mkdocs build in {site} failed:\n{done.stderr}")
-    return elapsed, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return interleaved.mkdocs_build(site, BLOG_EXEC_MODE="frozen")
 
 
 def main() -> int:
@@ -91,29 +80,12 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="blog-outputs-speed-"))
     try:
         removed = prepare(work)
-        samples: dict[tuple[str, str], list[float]] = {}
-        for name in ("prerendered", "outputs"):  # warm-up: file caches, bytecode
-            timed_build(work / name)
-        for _ in range(args.repeats):  # interleaved, so machine noise hits both alike
-            for name in ("prerendered", "outputs"):
-                wall, cpu = timed_build(work / name)
-                samples.setdefault((name, "wall"), []).append(wall)
-                samples.setdefault((name, "cpu"), []).append(cpu)
+        samples = interleaved.measure({name: lambda name=name: timed_build(work / name)
+                                       for name in ("prerendered", "outputs")}, args.repeats)
         print(f"the example site, {removed} output() embeds; {args.repeats} interleaved repeats each after "
-              f"one "
-              f"warm-up; `mkdocs build` as a process, interpreter start-up included, exec_mode frozen; "
+              f"one warm-up; `mkdocs build` as a process, interpreter start-up included, exec_mode frozen; "
               f"{os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f}")
-        ratios = {}
-        for clock in ("wall", "cpu"):
-            for name in ("prerendered", "outputs"):
-                values = samples[(name, clock)]
-                q1, median, q3 = statistics.quantiles(values, n=4, method="inclusive")
-                print(f"  {clock:4s} {name:11s} median {median:6.2f} s   IQR {q3 - q1:5.2f} s   "
-                      f"min {min(values):6.2f} s   max {max(values):6.2f} s")
-            ratios[clock] = (statistics.median(samples[("outputs", clock)])
-                             / statistics.median(samples[("prerendered", clock)]))
-            print(f"  {clock:4s} ratio outputs/prerendered (medians): {ratios[clock]:.3f}  "
-                  f"(target <= {TARGET})")
+        ratios = interleaved.report(samples, "prerendered", "outputs", TARGET)
         return 0 if min(ratios.values()) <= TARGET else 1
     finally:
         shutil.rmtree(work, ignore_errors=True)
