@@ -188,3 +188,17 @@ def test_the_reference_tables_of_docs_notebooks_are_the_ones_the_registries_gene
     page = (Path(__file__).resolve().parents[1] / "docs" / "notebooks.md").read_text(encoding="utf-8")
     assert page.count("<!-- generated: ") == len(reference.TABLES)
     assert reference.render(page) == page, "run `make docs` (it regenerates docs/notebooks.md)"
+
+
+def test_figure_options_belong_to_the_key_and_timeouts_do_not(tmp_path: Path) -> None:
+    path = tmp_path / "s.py"
+    body = '# %% name="a"\nx = 1\n'
+    path.write_text(body, encoding="utf-8")
+    plain = snippet.load(path, tmp_path).key
+    path.write_text("# ---\n# blog:\n#   timeout: 60\n# ---\n\n" + body, encoding="utf-8")
+    assert snippet.load(path, tmp_path).key == plain
+    path.write_text("# ---\n# blog:\n#   figure_format: svg\n# ---\n\n" + body, encoding="utf-8")
+    assert snippet.load(path, tmp_path).key != plain
+    path.write_text("# ---\n# blog:\n#   figure_format: gif\n# ---\n\n" + body, encoding="utf-8")
+    with pytest.raises(SnippetError, match=r"blog\.figure_format must be one of retina, png, svg, jpeg"):
+        snippet.load(path, tmp_path)

@@ -116,3 +116,15 @@ def test_an_error_in_a_timed_cell_is_reported_at_its_line(tmp_path: Path) -> Non
     outcome = runner.run(snippet.load(path, tmp_path), CPU)
     assert not outcome.ok
     assert "s.py:7: cell 'b' raised ValueError: here" in str(outcome.error)
+
+
+def test_a_snippet_may_ask_for_svg_figures(tmp_path: Path) -> None:
+    path = tmp_path / "s.py"
+    path.write_text('# ---\n# blog:\n#   figure_format: svg\n# ---\n\n'
+                    '# %% name="plot"\nimport matplotlib.pyplot as plt\n'
+                    'plt.plot([1, 2], [3, 4])\nplt.show()\n', encoding="utf-8")
+    outcome = runner.run(snippet.load(path, tmp_path), CPU)
+    assert outcome.ok, outcome.error
+    (figure,) = displays(outcome, "plot")
+    name = figure.data["image/svg+xml"]
+    assert "image/png" not in figure.data and outcome.images[name].lstrip().startswith(b"<?xml")
