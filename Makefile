@@ -1,7 +1,7 @@
 # The two commands of the README: `make site` builds the site, `make test` runs the tests (CI: .ci/run).
 # `make check` is the fast lane while working: ruff, lint-imports and the tests that need no kernel,
-# MkDocs build, browser or torch (markers in pyproject.toml). Each creates the virtual environment and
-# installs the pinned dependencies first.
+# MkDocs build, browser, torch or fuzzing (markers in pyproject.toml). Each creates the virtual
+# environment and installs the pinned dependencies first.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -47,7 +47,7 @@ test: $(STAMP) browser
 	$(BIN)/pytest -q
 
 # The slow tests are marked by what they need; everything else runs here in seconds.
-FAST_TESTS := not (kernel or mkdocs or browser or torch)
+FAST_TESTS := not (kernel or mkdocs or browser or torch or fuzz)
 check: $(STAMP) fonts
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports

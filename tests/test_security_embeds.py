@@ -325,6 +325,7 @@ def assert_allowed(html: str, context: str) -> None:
                 assert value.startswith(sanitize.ID_PREFIX), (context, value)
 
 
+@pytest.mark.fuzz
 def test_thousands_of_hostile_strings_through_every_embed_stay_in_the_allow_list(snip) -> None:
     strings = hostile_strings(1500)
     for n, s in enumerate(strings):
