@@ -40,7 +40,7 @@ class Source:
     url: str  # canonical, absolute
 
 
-def _target(page: Source, docs_dir: Path) -> str | None:
+def _target(page: Source) -> str | None:
     """The src_uri `translation_of` names, or None when the page declares none."""
     value = page.meta.get(TRANSLATION_OF)
     if value is None:
@@ -74,7 +74,7 @@ class Translations:
         live = {p.src_uri: p for p in pages if not p.meta.get("draft")}
         parent: dict[str, str] = {}
         for page in live.values():
-            target = _target(page, docs_dir)
+            target = _target(page)
             if target is None:
                 continue
             where = f"{page.src_uri}{project.front_matter_line(page.abs_path, TRANSLATION_OF)}"
