@@ -120,7 +120,7 @@ pack() {
   tar -czf "$OUT/.gpu-results.tar.gz" "${paths[@]}" && mv "$OUT/.gpu-results.tar.gz" "$OUT/gpu-results.tar.gz"
 }
 
-# The plan's headline values of each result this run made (the stems given), for the summary.
+# The plan's headline values (or verdicts) of each result this run made (the stems given), for the summary.
 headlines() {
   "$PY" - "$PLAN" "$DEVICE" "$@" <<'EOF'
 import json
@@ -138,8 +138,15 @@ for line in plan.read_text().splitlines():
         data = json.loads(result.read_text())
         prov = data["provenance"]
         gpu = (prov.get("gpu") or {}).get("name") or prov.get("cpu")
-        values = {n: data["values"].get(n, {}).get("value") for n in names.split(",") if n}
-        shown = ", ".join(f"{n}={v:.3g}" if isinstance(v, float) else f"{n}={v}" for n, v in values.items())
+        parts = []
+        for n in (n for n in names.split(",") if n):
+            if n in data.get("verdicts", {}):  # a verdict: its word, the ratio and its interval
+                v = data["verdicts"][n]
+                parts.append(f"{n}={v['verdict']} {v['ratio']:.3g} ({v['low']:.3g}-{v['high']:.3g})")
+                continue
+            v = data["values"].get(n, {}).get("value")
+            parts.append(f"{n}={v:.3g}" if isinstance(v, float) else f"{n}={v}")
+        shown = ", ".join(parts)
         print(f"  {stem}: {gpu}, torch {prov['torch']}, {prov['duration_s']:.0f} s; {shown}")
 EOF
 }

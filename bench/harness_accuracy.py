@@ -1,11 +1,14 @@
-"""Is the harness (perfblog.generator.bench) accurate? Time the same operations with it and with the
-reference tool.
+"""Is the harness (perfblog.generator.bench) accurate? Time the same operations with it and with a
+different timer, and fail when they disagree.
 
-CPU: the reference is torch.utils.benchmark.Timer.blocked_autorange with the same thread count.
+CPU: the harness times blocks with torch.utils.benchmark; the reference here is an independent loop
+over time.perf_counter_ns (its own block sizing, the garbage collector off during a block, the same
+pinned thread count), so a fault in the harness's timer, its block calibration or its statistics
+shows up as a ratio away from 1.
 CUDA (when a GPU is present): the reference is triton.testing.do_bench (median mode).
-The two are interleaved over several rounds so that machine noise hits both alike; the script prints
-each median and the median over rounds of the paired ratio harness / reference; it exits 1 when
-a ratio is outside 1 +/- 5%.
+The two are interleaved over several rounds so that machine noise hits both alike (who goes first
+alternates); the script prints each median, the median over rounds of the paired ratio harness /
+reference and the load average, and exits 1 when a ratio is outside 1 +/- 5%.
 
     .venv/bin/python bench/harness_accuracy.py [--rounds 21] [--threads 1]
 """
@@ -13,18 +16,22 @@ a ratio is outside 1 +/- 5%.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import statistics
 import sys
+import time
 from collections.abc import Callable
 from typing import Any
 
 import torch
-from torch.utils.benchmark import Timer
 
 from perfblog.generator import bench
 
 TOLERANCE = 0.05
+#: Reference blocks on CPU: at least this long, and this many.
+BLOCK_S = 0.01
+BLOCKS = 20
 
 
 def cpu_cases() -> dict[str, tuple[Callable[..., Any], tuple[Any, ...]]]:
@@ -49,8 +56,30 @@ def cuda_cases() -> dict[str, tuple[Callable[..., Any], tuple[Any, ...]]]:
 
 
 def reference_cpu(fn: Callable[..., Any], args: tuple[Any, ...], min_run_time: float) -> float:
-    timer = Timer(stmt="fn(*args)", globals={"fn": fn, "args": args}, num_threads=torch.get_num_threads())
-    return timer.blocked_autorange(min_run_time=min_run_time).median
+    """Median seconds per call from a plain perf_counter_ns loop: no torch.utils.benchmark involved."""
+    for _ in range(3):
+        fn(*args)
+    number = 1
+    while True:
+        start = time.perf_counter_ns()
+        for _ in range(number):
+            fn(*args)
+        elapsed = (time.perf_counter_ns() - start) / 1e9
+        if elapsed >= BLOCK_S:
+            break
+        number *= 2
+    samples = []
+    deadline = time.perf_counter() + min_run_time
+    while len(samples) < BLOCKS or time.perf_counter() < deadline:
+        gc.disable()
+        try:
+            start = time.perf_counter_ns()
+            for _ in range(number):
+                fn(*args)
+            samples.append((time.perf_counter_ns() - start) / 1e9 / number)
+        finally:
+            gc.enable()
+    return statistics.median(samples)
 
 
 def reference_cuda(fn: Callable[..., Any], args: tuple[Any, ...], min_run_time: float) -> float:
@@ -61,14 +90,21 @@ def reference_cuda(fn: Callable[..., Any], args: tuple[Any, ...], min_run_time: 
 
 
 def harness(fn: Callable[..., Any], args: tuple[Any, ...], device: str, min_run_time: float) -> float:
-    comparison = bench.compare({"op": fn}, [args], device=device, min_run_time=min_run_time, check=False)
+    comparison = bench.compare({"op": fn}, [args], device=device, min_run_time=min_run_time, check=False,
+                               reset=False)
     return comparison["op"].timing.median_s
 
 
-def run(device: str, rounds: int, min_run_time: float) -> bool:
+Timer = Callable[[Callable[..., Any], tuple[Any, ...], float], float]
+
+
+def run(device: str, rounds: int, min_run_time: float,
+        measure: Callable[[Callable[..., Any], tuple[Any, ...], str, float], float] = harness,
+        reference: Timer | None = None) -> bool:
+    """Compare ``measure`` (the harness) with the reference on every case; False when any is outside 5%."""
     cases = cuda_cases() if device == "cuda" else cpu_cases()
-    reference = reference_cuda if device == "cuda" else reference_cpu
-    tool = "triton.testing.do_bench" if device == "cuda" else "torch.utils.benchmark"
+    reference = reference or (reference_cuda if device == "cuda" else reference_cpu)
+    tool = "triton.testing.do_bench" if device == "cuda" else "a perf_counter_ns loop"
     load = os.getloadavg()[0]
     print(f"device={device} threads={torch.get_num_threads()} torch={torch.__version__} rounds={rounds} "
           f"load={load:.2f} on {os.cpu_count()} CPUs")
@@ -79,7 +115,7 @@ def run(device: str, rounds: int, min_run_time: float) -> bool:
             # Alternate who goes first, so a slow spell does not always land on the same side.
             if round_ % 2:
                 theirs.append(reference(fn, args, min_run_time))
-            ours.append(harness(fn, args, device, min_run_time))
+            ours.append(measure(fn, args, device, min_run_time))
             if not round_ % 2:
                 theirs.append(reference(fn, args, min_run_time))
         mine, ref = statistics.median(ours), statistics.median(theirs)
@@ -89,16 +125,18 @@ def run(device: str, rounds: int, min_run_time: float) -> bool:
         ok &= within
         print(f"  {label}: harness {mine * 1e6:.2f} us, {tool} {ref * 1e6:.2f} us (medians over rounds, "
               f"ratio {mine / ref:.3f}); median paired ratio {ratio:.3f} {'OK' if within else 'OUT OF 5%'}")
+    print(f"  load average at the end {os.getloadavg()[0]:.2f}")
     return ok
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=21)
-    parser.add_argument("--min-run-time", type=float, default=0.1)
+    parser.add_argument("--min-run-time", type=float, default=0.2)
     parser.add_argument("--threads", type=int, default=1,
-                        help="CPU threads (default 1, as the CPU snippets: see snippets/_common.py)")
+                        help="CPU threads for both sides (default 1, as the harness pins them)")
     options = parser.parse_args()
+    os.environ[bench.THREADS_ENV] = str(options.threads)
     torch.set_num_threads(options.threads)
     ok = run("cpu", options.rounds, options.min_run_time)
     if torch.cuda.is_available():

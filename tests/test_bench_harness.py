@@ -1,54 +1,97 @@
-"""The benchmark harness's method: statistics, warm-up, synchronisation, input checks, records.
+"""The benchmark harness's method: the verdict rule, intervals, noise, threads, compile times, rounds.
 
 These tests check how the harness measures, never how fast anything is: the CUDA path runs against a
-fake `torch.cuda` whose clock advances only when the measured function runs.
+fake `torch.cuda` whose clock advances only when the measured function runs, and verdicts are checked
+on known samples.
 """
 
 from __future__ import annotations
 
+import itertools
+import os
 import subprocess
 import sys
 
 import pytest
 
 from perfblog.generator import bench
+from perfblog.generator.verdict import Interval, Verdict, decide, ratio_interval
 
 pytestmark = pytest.mark.torch
 
 
-# --- statistics on known samples -------------------------------------------------------------------
+# --- the verdict rule ------------------------------------------------------------------------------
 
-def test_stats_of_an_odd_sample_are_its_median_and_quartiles():
-    stats = bench.Stats.from_samples([5.0, 1.0, 4.0, 2.0, 3.0], number_per_repeat=10)
-    assert (stats.q1_s, stats.median_s, stats.q3_s) == (2.0, 3.0, 4.0)
-    assert stats.iqr_s == 2.0
-    assert stats.repeats == 5 and stats.number_per_repeat == 10
-
-
-def test_stats_of_an_even_sample_interpolate_like_numpy_linear_quantiles():
-    stats = bench.Stats.from_samples([1.0, 2.0, 3.0, 4.0])
-    assert (stats.q1_s, stats.median_s, stats.q3_s) == (1.75, 2.5, 3.25)
-
-
-def test_stats_of_one_sample_have_no_spread():
-    stats = bench.Stats.from_samples([7.0])
-    assert stats.median_s == 7.0 and stats.iqr_s == 0.0
+@pytest.mark.parametrize(("low", "high", "verdict"), [
+    (1.06, 1.30, Verdict.FASTER),  # low end above 1 + δ
+    (0.50, 0.94, Verdict.SLOWER),  # high end below 1 − δ
+    (0.96, 1.04, Verdict.SAME),  # the whole interval inside [1 − δ, 1 + δ]
+    (0.95, 1.05, Verdict.SAME),  # the bounds belong to "no measurable difference"
+    (1.02, 1.30, Verdict.INCONCLUSIVE),  # faster, maybe, but not by more than δ for sure
+    (0.90, 1.10, Verdict.INCONCLUSIVE),  # too wide to say anything
+    (1.05, 1.30, Verdict.INCONCLUSIVE),  # low end exactly 1 + δ: not above it
+])
+def test_the_one_rule_turns_an_interval_into_a_verdict(low: float, high: float, verdict: Verdict) -> None:
+    assert decide(Interval((low + high) / 2, low, high)) is verdict
 
 
-def test_stats_refuse_an_empty_sample():
-    with pytest.raises(ValueError, match="no timing samples"):
-        bench.Stats.from_samples([])
+def test_the_equivalence_margin_is_configurable_per_comparison() -> None:
+    interval = Interval(1.08, 1.07, 1.09)
+    assert decide(interval) is Verdict.FASTER
+    assert decide(interval, delta=0.10) is Verdict.SAME
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        decide(interval, delta=0)
 
 
-def _measurement(name: str, median: float) -> bench.Measurement:
+def test_an_unknown_verdict_name_lists_the_known_ones() -> None:
+    with pytest.raises(ValueError, match=r"^expected verdict 'quicker' is not a verdict \(known: faster, "
+                                         r"slower, no-difference, inconclusive\)$"):
+        Verdict.parse("quicker", "expected verdict")
+
+
+def test_the_bootstrap_interval_is_reproducible_and_brackets_the_ratio() -> None:
+    base = [2.0 + 0.01 * (i % 5) for i in range(20)]
+    cand = [1.0 + 0.01 * (i % 3) for i in range(20)]
+    first = ratio_interval(base, cand, paired=True)
+    assert first == ratio_interval(base, cand, paired=True)  # fixed seed: the same samples, the same interval
+    assert first.low <= first.ratio <= first.high and first.blocks == 20
+    assert first.low > 1.9 and first.high < 2.1
+    assert decide(first) is Verdict.FASTER
+
+
+def test_paired_rounds_cancel_a_drift_that_hits_both_sides() -> None:
+    drift = [1 + 0.1 * i for i in range(20)]  # the machine slows down through the run
+    base = [2.0 * d for d in drift]
+    cand = [1.0 * d for d in drift]
+    paired = ratio_interval(base, cand, paired=True)
+    unpaired = ratio_interval(base, cand, paired=False)
+    assert paired.high - paired.low < unpaired.high - unpaired.low
+
+
+def test_an_interval_needs_ten_blocks_a_side() -> None:
+    with pytest.raises(ValueError, match="at least 10 timing blocks per side, got 9"):
+        ratio_interval([1.0] * 9, [1.0] * 12, paired=False)
+
+
+# --- comparisons: intervals, noise, verdicts --------------------------------------------------------
+
+def _measurement(name: str, median: float, spread: float = 0.0, share: float | None = 1.0,
+                 blocks: int = 20) -> bench.Measurement:
+    samples = [median * (1 + spread * ((i % 5) - 2) / 4) for i in range(blocks)]
     compile_stats = bench.CompileStats(graphs=1, graph_breaks=0, break_reasons=(), recompiles=0,
                                        recompile_reasons=())
-    return bench.Measurement(name, "cpu", 0.5, bench.Stats(median, median, median, 3, 1), None, compile_stats)
+    return bench.Measurement(name, "cpu", bench.FirstCalls(bench.FirstCall(0.5)),
+                             bench.Stats.from_samples(samples), None, compile_stats, share)
 
 
-def test_speedups_are_ratios_of_medians_against_the_baseline_or_a_named_candidate():
-    comparison = bench.Comparison("cpu", "eager", (_measurement("eager", 6.0), _measurement("fast", 2.0),
-                                                   _measurement("faster", 1.0)), threads=2, input_sets=1)
+def _comparison(*measurements: bench.Measurement, load: float | None = 0.1) -> bench.Comparison:
+    return bench.Comparison("cpu", measurements[0].name, measurements, threads=1, input_sets=1,
+                            load_average=load, load_average_end=load, cpus=2)
+
+
+def test_speedups_are_ratios_of_medians_against_the_baseline_or_a_named_candidate() -> None:
+    comparison = _comparison(_measurement("eager", 6.0), _measurement("fast", 2.0),
+                             _measurement("faster", 1.0))
     assert comparison.speedup("fast") == 3.0
     assert comparison.speedup("faster", over="fast") == 2.0
     assert [row["speedup"] for row in comparison.rows()] == [1.0, 3.0, 6.0]
@@ -56,8 +99,55 @@ def test_speedups_are_ratios_of_medians_against_the_baseline_or_a_named_candidat
         comparison.speedup("slow")
 
 
-def test_first_line_skips_blank_lines_and_strips():
-    assert bench.first_line("\n  Data-dependent branching\n  Explanation: ...") == "Data-dependent branching"
+def test_a_clear_difference_on_a_quiet_machine_is_a_verdict_with_its_interval() -> None:
+    comparison = _comparison(_measurement("eager", 6.0, 0.02), _measurement("fast", 2.0, 0.02))
+    judgement = comparison.judge("fast")
+    assert judgement.verdict is Verdict.FASTER and not judgement.noise
+    assert judgement.interval.low <= 3.0 <= judgement.interval.high
+    assert comparison.judge("eager", over="fast").verdict is Verdict.SLOWER
+
+
+@pytest.mark.parametrize(("kwargs", "load", "reason"), [
+    ({"spread": 1.2}, 0.1, "fast: blocks spread"),
+    ({"share": 0.5}, 0.1, "fast: had the CPU 50% of the time"),
+    ({}, 3.0, "machine busy: load average 3.00 on 2 CPUs"),
+])
+def test_a_noisy_measurement_is_never_the_basis_of_a_verdict(kwargs: dict, load: float, reason: str) -> None:
+    comparison = _comparison(_measurement("eager", 6.0), _measurement("fast", 2.0, **kwargs), load=load)
+    judgement = comparison.judge("fast")
+    assert decide(judgement.interval) is Verdict.FASTER  # the numbers alone would say "faster"...
+    assert judgement.verdict is Verdict.INCONCLUSIVE  # ...but noise supports no verdict
+    assert any(r.startswith(reason) for r in judgement.noise), judgement.noise
+    assert "测量受干扰" in comparison.display_caption() and "NOISY" in comparison.caption()
+
+
+def test_an_interval_too_wide_to_say_much_is_noise_too() -> None:
+    # Blocks that scatter within the spread limit, but out of step: the ratio's interval is wide.
+    base = [6.0 * (1 + 0.2 * ((i * 7) % 5 - 2) / 2) for i in range(20)]
+    fast = [3.0 * (1 + 0.2 * ((i * 3) % 5 - 2) / 2) for i in range(20)]
+    comparison = bench.Comparison.of_samples("cpu", {"eager": base, "fast": fast}, loads=(0.1, 0.1))
+    judgement = comparison.judge("fast")
+    assert judgement.verdict is Verdict.INCONCLUSIVE
+    assert any("the interval is" in reason for reason in judgement.noise), judgement.noise
+    assert comparison.judge("fast").noise == judgement.noise  # the same samples, the same verdict
+
+
+def test_record_verdict_emits_the_verdict_and_what_the_snippet_expects(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from perfblog.generator import record
+
+    emitted: list[dict] = []
+    monkeypatch.setattr(record, "_emit", emitted.append)
+    comparison = _comparison(_measurement("eager", 6.0, 0.02), _measurement("fast", 2.0, 0.02))
+    comparison.record_verdict("fast", "fast", expect={"cpu": "faster", "cuda": "slower"}, delta=0.1)
+    (payload,) = emitted
+    assert payload["kind"] == "verdict" and payload["verdict"] == "faster" and payload["expected"] == "faster"
+    assert payload["delta"] == 0.1 and payload["baseline"] == "eager" and payload["blocks"] == 20
+    assert payload["low"] <= payload["ratio"] <= payload["high"] and payload["noise"] == []
+    assert isinstance(payload["line"], int)
+    with pytest.raises(ValueError, match="expected verdict 'fastest' is not a verdict"):
+        comparison.record_verdict("fast", "fast", expect="fastest")
 
 
 # --- the CUDA path, against a fake torch.cuda ------------------------------------------------------
@@ -103,6 +193,10 @@ class FakeEvent:
         return (end.at - self.at) * 1e3  # milliseconds, like torch.cuda.Event
 
 
+#: Noise limits that ignore this shared machine's load, for tests of the method on fake clocks.
+QUIET = bench.NoiseLimits(load_per_cpu=1e9)
+
+
 @pytest.fixture
 def fake_cuda(monkeypatch: pytest.MonkeyPatch) -> FakeCuda:
     cuda = FakeCuda()
@@ -110,17 +204,17 @@ def fake_cuda(monkeypatch: pytest.MonkeyPatch) -> FakeCuda:
     return cuda
 
 
-def _workload(cuda: FakeCuda, seen: list[int]):
+def _workload(cuda: FakeCuda, seen: list[int], step: float = FakeCuda.STEP, tag: str = "call"):
     def fn(x):
-        cuda.now += FakeCuda.STEP
-        cuda.log.append("call")
+        cuda.now += step
+        cuda.log.append(tag)
         seen.append(int(x[0]))
         return x * 2
 
     return fn
 
 
-def test_cuda_path_times_with_events_and_synchronises_before_every_reading(fake_cuda: FakeCuda):
+def test_cuda_path_times_with_events_and_synchronises_before_every_reading(fake_cuda: FakeCuda) -> None:
     import torch
 
     seen: list[int] = []
@@ -129,12 +223,14 @@ def test_cuda_path_times_with_events_and_synchronises_before_every_reading(fake_
                            reset=False)
     stats = result["fn"].timing
     assert stats.median_s == pytest.approx(FakeCuda.STEP) and stats.iqr_s == pytest.approx(0.0)
-    assert stats.repeats >= bench.CudaClock.min_repeats
+    assert stats.repeats == bench.ROUNDS
     assert stats.number_per_repeat * FakeCuda.STEP >= bench.CudaClock.min_block_s  # blocks amortise events
     assert result.device == "cuda" and result.rows()[0]["device"] == "cuda"
 
 
-def test_cuda_first_call_is_synchronised_and_warm_up_uses_every_input_set_before_timing(fake_cuda: FakeCuda):
+def test_cuda_first_call_is_synchronised_and_warm_up_uses_every_input_set_before_timing(
+    fake_cuda: FakeCuda,
+) -> None:
     import torch
 
     seen: list[int] = []
@@ -151,7 +247,21 @@ def test_cuda_first_call_is_synchronised_and_warm_up_uses_every_input_set_before
     assert set(seen[calls_before_timing:]) == {1, 2, 3}  # timed calls rotate through the inputs too
 
 
-def test_cuda_peak_memory_is_read_after_a_reset_and_a_synchronisation(fake_cuda: FakeCuda):
+def test_candidates_are_timed_in_interleaved_rounds_so_a_slow_spell_hits_them_alike(
+    fake_cuda: FakeCuda,
+) -> None:
+    import torch
+
+    fast, slow = _workload(fake_cuda, [], 0.002, "a"), _workload(fake_cuda, [], 0.004, "b")
+    result = bench.compare({"a": fast, "b": slow}, [(torch.ones(4),)], device="cuda", min_run_time=0.04,
+                           rounds=10, reset=False, limits=QUIET)
+    timed = [entry for entry in fake_cuda.log[fake_cuda.log.index("record"):] if entry in ("a", "b")]
+    switches = sum(1 for x, y in itertools.pairwise(timed) if x != y)
+    assert switches >= 10  # the candidates take turns, round after round, not one run each
+    assert result.speedup("b") == pytest.approx(0.5) and result.judge("b").verdict is Verdict.SLOWER
+
+
+def test_cuda_peak_memory_is_read_after_a_reset_and_a_synchronisation(fake_cuda: FakeCuda) -> None:
     import torch
 
     result = bench.compare({"fn": _workload(fake_cuda, [])}, [(torch.ones(4),)], device="cuda",
@@ -163,20 +273,41 @@ def test_cuda_peak_memory_is_read_after_a_reset_and_a_synchronisation(fake_cuda:
     assert log[reset + 1:log.index("max_memory")] == ["call", "sync"]
 
 
-# --- the CPU path, with the real torch.utils.benchmark ---------------------------------------------
+# --- the CPU path, with real torch --------------------------------------------------------------------
 
-def test_cpu_path_warms_up_before_timing_and_reports_no_peak_memory(monkeypatch: pytest.MonkeyPatch):
+def test_the_harness_pins_cpu_threads_itself_and_restores_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    import torch
+
+    monkeypatch.delenv(bench.THREADS_ENV, raising=False)
+    torch.set_num_threads(2)
+    seen: list[int] = []
+
+    def fn(x):
+        seen.append(torch.get_num_threads())
+        return x + 1
+
+    result = bench.compare({"fn": fn}, [(torch.ones(8),)], device="cpu", min_run_time=0.01, reset=False)
+    assert set(seen) == {1} and result.threads == 1  # every call, warm-up and timing, on one thread
+    assert torch.get_num_threads() == 2
+    assert "1 线程（由测量框架固定）" in result.display_caption()
+    monkeypatch.setenv(bench.THREADS_ENV, "2")
+    seen.clear()
+    assert bench.compare({"fn": fn}, [(torch.ones(8),)], device="cpu", min_run_time=0.01,
+                         reset=False).threads == 2 and set(seen) == {2}
+
+
+def test_cpu_path_warms_up_before_timing_and_records_its_cpu_share(monkeypatch: pytest.MonkeyPatch) -> None:
     import torch
 
     calls: list[str] = []
     measured_from: list[int] = []
-    real_measure = bench.CpuClock.measure
+    real_calibrate = bench.CpuClock.calibrate
 
-    def spy(self, call, min_run_time):
+    def spy(self, call, target):
         measured_from.append(len(calls))
-        return real_measure(self, call, min_run_time)
+        return real_calibrate(self, call, target)
 
-    monkeypatch.setattr(bench.CpuClock, "measure", spy)
+    monkeypatch.setattr(bench.CpuClock, "calibrate", spy)
 
     def fn(x):
         calls.append("call")
@@ -184,28 +315,87 @@ def test_cpu_path_warms_up_before_timing_and_reports_no_peak_memory(monkeypatch:
 
     result = bench.compare({"fn": fn}, [(torch.ones(8),), (torch.ones(8) * 2,)], device="cpu",
                            min_run_time=0.01, warmup=3, reset=False)
-    assert measured_from == [1 + 3]  # first call, then three warm-up calls, then timing
-    stats = result["fn"].timing
-    assert stats.repeats >= bench.CpuClock.min_repeats
-    assert result["fn"].peak_memory_bytes is None
+    assert measured_from == [1 + 3]  # first call, then three warm-up calls, then calibration and timing
+    m = result["fn"]
+    assert m.timing.repeats == bench.ROUNDS and len(m.timing.samples) == bench.ROUNDS
+    assert m.peak_memory_bytes is None and 0 < m.cpu_share <= 1
+    assert m.first.warm is None  # nothing compiled: no warm first call, no compile columns
     assert bench.CPU_MEMORY_NOTE in result.caption()
-    assert result.threads == torch.get_num_threads()
+    assert not any("首次调用" in column for column in result.display_rows()[0])
 
 
-def test_all_zero_inputs_are_refused():
+def test_compile_times_are_cold_from_an_empty_cache_then_warm_and_split_from_torch_metrics(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import torch
+
+    monkeypatch.setattr(bench, "_process_warmed", {"cpu"})  # no throwaway Inductor compile in a test
+    caches: list[tuple[str, bool]] = []
+    timed = bench._timed_first_call
+
+    def spy(call, sync):
+        path = os.environ["TORCHINDUCTOR_CACHE_DIR"]
+        caches.append((path, not os.listdir(path)))
+        return timed(call, sync)
+
+    monkeypatch.setattr(bench, "_timed_first_call", spy)
+
+    def f(x):
+        return torch.sin(x) + 1
+
+    compiled = torch.compile(f, backend="eager")
+    result = bench.compare({"eager": f, "compiled": compiled}, [(torch.randn(16),)], device="cpu",
+                           min_run_time=0.01)
+    first = result["compiled"].first
+    assert first.cold.compiled and first.warm is not None and first.warm.compiled
+    for call in (first.cold, first.warm):
+        assert call.dynamo_s is not None and call.dynamo_s > 0 and call.inductor_s is not None
+        assert call.dynamo_s + call.inductor_s <= call.wall_s
+    (eager_cache, _), (cold_cache, cold_empty), (warm_cache, _) = caches
+    assert eager_cache != cold_cache and cold_empty  # each candidate has its own, empty cache directory...
+    assert warm_cache == cold_cache  # ...which the warm first call reuses...
+    assert not os.path.exists(cold_cache)  # ...and which is removed afterwards
+    assert result["eager"].first.warm is None
+    row = result.display_rows()[1]
+    assert row["冷编译首次调用 s（Dynamo / Inductor）"].count("/") == 1
+    assert result.display_rows()[0]["热缓存首次调用 s（Dynamo / Inductor）"] == "—"
+    raw = result.rows()[1]
+    assert raw["cold_dynamo_s"] is not None and raw["warm_first_call_s"] is not None
+
+
+def test_all_zero_inputs_are_refused() -> None:
     import torch
 
     with pytest.raises(ValueError, match="input set 1, argument 0 is all zeros"):
         bench.compare({"fn": torch.sin}, [(torch.randn(4),), (torch.zeros(4),)], device="cpu")
 
 
-def test_a_candidate_that_computes_something_else_fails_the_comparison():
+def test_a_candidate_that_computes_something_else_fails_the_comparison() -> None:
     import torch
 
     with pytest.raises(AssertionError, match="cos differs from sin"):
         bench.compare({"sin": torch.sin, "cos": torch.cos}, [(torch.randn(16),)], device="cpu",
                       min_run_time=0.01, reset=False)
 
+
+def test_whole_runs_take_turns_and_give_one_comparison_per_metric() -> None:
+    order: list[str] = []
+
+    def run(name: str, seconds: float):
+        def go() -> dict[str, float]:
+            order.append(name)
+            return {"prefill": seconds, "decode": seconds / 10}
+        return go
+
+    found = bench.interleave({"eager": run("eager", 2.0), "compiled": run("compiled", 1.0)}, repeats=12,
+                             device="cpu")
+    assert set(found) == {"prefill", "decode"}
+    assert order[:4] == ["eager", "compiled", "compiled", "eager"]  # the order rotates each round
+    assert found["decode"].speedup("compiled") == pytest.approx(2.0)
+    assert found["prefill"]["eager"].timing.repeats == 12
+
+
+# --- records -----------------------------------------------------------------------------------------
 
 def _record(monkeypatch: pytest.MonkeyPatch, comparison: bench.Comparison) -> dict[str, dict]:
     from perfblog.generator import record
@@ -216,55 +406,48 @@ def _record(monkeypatch: pytest.MonkeyPatch, comparison: bench.Comparison) -> di
     return {payload["name"]: payload for payload in emitted}
 
 
-def test_record_emits_a_compact_chinese_table_with_units_in_its_headers(monkeypatch: pytest.MonkeyPatch):
-    comparison = bench.Comparison("cpu", "eager", (_measurement("eager", 42e-6), _measurement("fast", 21e-6)),
-                                  threads=2, input_sets=3)
+def test_record_emits_a_compact_chinese_table_with_the_interval_in_the_speedup_column(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    comparison = _comparison(_measurement("eager", 42e-6, 0.02), _measurement("fast", 21e-6, 0.02))
     shown = _record(monkeypatch, comparison)["timings"]
     assert shown["kind"] == "table"
-    assert shown["columns"] == [
-        "写法", "首次调用（含编译，ms）", "中位数（µs）", "IQR（µs）", "重复次数", "加速比",
-    ]
-    assert shown["rows"] == [
-        ["eager", "500", "42.0", "0", 3, "1.00×"],
-        ["fast", "500", "21.0", "0", 3, "2.00×"],
-    ]
+    assert shown["columns"] == ["写法", "中位数（µs）", "IQR（µs）", "轮数", "加速比（95 % 区间）"]
+    eager, fast = shown["rows"]
+    assert eager[:4] == ["eager", "42.0", "0.420", 20] and eager[4] == "1（基准）"
+    assert fast[4].startswith("2.00×（") and fast[4].endswith("）")
     caption = shown["caption"]
-    assert caption.startswith("一句说明；设备 cpu，2 线程，3 组输入轮换")
-    assert "中位数" in caption and "eager 的中位数" in caption and bench.CPU_MEMORY_NOTE_ZH in caption
+    assert caption.startswith("一句说明；设备 cpu，1 线程（由测量框架固定），1 组输入轮换")
+    assert "交替计时 20 轮" in caption and "95 % 区间" in caption and bench.CPU_MEMORY_NOTE_ZH in caption
 
 
-def test_record_keeps_every_raw_number_and_the_full_method_in_a_raw_table(monkeypatch: pytest.MonkeyPatch):
-    comparison = bench.Comparison("cpu", "eager", (_measurement("eager", 2.0), _measurement("fast", 1.0)),
-                                  threads=2, input_sets=3, load_average=1.5)
+def test_record_keeps_every_raw_number_and_the_full_method_in_a_raw_table(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    comparison = _comparison(_measurement("eager", 2.0), _measurement("fast", 1.0), load=0.5)
     raw = _record(monkeypatch, comparison)["timings.raw"]
-    assert raw["columns"][:3] == ["candidate", "device", "first_call_s"]
-    assert {"calls_per_repeat", "break_reasons", "recompiles"} <= set(raw["columns"])
+    assert raw["columns"][:3] == ["candidate", "device", "cold_first_call_s"]
+    assert {"calls_per_block", "break_reasons", "recompiles", "speedup_low", "speedup_high", "cpu_share",
+            "cold_dynamo_s", "warm_inductor_s"} <= set(raw["columns"])
     assert [row[1] for row in raw["rows"]] == ["cpu", "cpu"]
-    assert raw["caption"].startswith("一句说明 (device cpu, 2 threads, 3 rotating input set(s)")
-    assert "1-min load average 1.50" in raw["caption"]
+    assert raw["caption"].startswith("一句说明 (device cpu, 1 thread (pinned by the harness)")
+    assert "1-min load average 0.50" in raw["caption"]
 
 
-def test_each_time_column_uses_the_largest_unit_that_keeps_its_values_under_a_thousand():
-    fast = bench.Comparison("cpu", "a", (_measurement("a", 999e-6), _measurement("b", 5e-6)), 1, 1)
-    slow = bench.Comparison("cpu", "a", (_measurement("a", 1.5), _measurement("b", 0.2)), 1, 1)
+def test_each_time_column_uses_the_largest_unit_that_keeps_its_values_under_a_thousand() -> None:
+    fast = _comparison(_measurement("a", 999e-6), _measurement("b", 5e-6))
+    slow = _comparison(_measurement("a", 1.5), _measurement("b", 0.2))
     assert "中位数（µs）" in fast.display_rows()[0]
     assert [row["中位数（s）"] for row in slow.display_rows()] == ["1.50", "0.200"]
 
 
-def test_first_calls_stay_in_milliseconds_below_ten_seconds_so_eager_ones_do_not_vanish():
-    compiling = bench.Measurement("compiled", "cpu", 4.0, bench.Stats(1e-5, 1e-5, 1e-5, 3, 1), None,
-                                  _measurement("x", 1.0).compile)
-    eager = bench.Measurement("eager", "cpu", 7e-5, bench.Stats(2e-5, 2e-5, 2e-5, 3, 1), None,
-                              _measurement("x", 1.0).compile)
-    rows = bench.Comparison("cpu", "eager", (eager, compiling), 1, 1).display_rows()
-    assert [row["首次调用（含编译，ms）"] for row in rows] == ["0.0700", "4000"]
-
-
-def test_peak_memory_gets_a_column_only_where_it_was_measured():
-    measured = bench.Measurement("gpu", "cuda", 0.5, bench.Stats(1e-3, 1e-3, 1e-3, 3, 1), 3 * 2**20,
-                                 _measurement("x", 1.0).compile)
+def test_peak_memory_gets_a_column_only_where_it_was_measured() -> None:
+    stats = bench.Stats.from_samples([1e-3] * 12)
+    compile_stats = _measurement("x", 1.0).compile
+    measured = bench.Measurement("gpu", "cuda", bench.FirstCalls(bench.FirstCall(0.5)), stats, 3 * 2**20,
+                                 compile_stats)
     with_peak = bench.Comparison("cuda", "gpu", (measured,), 1, 1).display_rows()
-    without = bench.Comparison("cpu", "x", (_measurement("x", 1.0),), 1, 1).display_rows()
+    without = _comparison(_measurement("x", 1.0)).display_rows()
     assert with_peak[0]["峰值显存（MiB）"] == "3.00"
     assert not any("显存" in column for column in without[0])
 
@@ -273,11 +456,32 @@ def test_peak_memory_gets_a_column_only_where_it_was_measured():
     (1234.5, "1234"), (123.4, "123"), (99.96, "100"), (12.34, "12.3"), (1.0, "1.00"), (0.01234, "0.0123"),
     (0.00012, "0.000120"), (0.0, "0"),
 ])
-def test_readable_numbers_have_three_significant_digits_and_no_exponent(value: float, shown: str):
+def test_readable_numbers_have_three_significant_digits_and_no_exponent(value: float, shown: str) -> None:
     assert bench.readable(value) == shown
 
 
-def test_importing_the_generator_and_its_harness_does_not_import_torch():
+def test_stats_of_an_odd_sample_are_its_median_and_quartiles() -> None:
+    stats = bench.Stats.from_samples([5.0, 1.0, 4.0, 2.0, 3.0], number_per_repeat=10)
+    assert (stats.q1_s, stats.median_s, stats.q3_s) == (2.0, 3.0, 4.0)
+    assert stats.iqr_s == 2.0 and stats.spread == pytest.approx(2 / 3)
+    assert stats.repeats == 5 and stats.number_per_repeat == 10 and stats.samples == (5.0, 1.0, 4.0, 2.0, 3.0)
+
+
+def test_stats_of_an_even_sample_interpolate_like_numpy_linear_quantiles() -> None:
+    stats = bench.Stats.from_samples([1.0, 2.0, 3.0, 4.0])
+    assert (stats.q1_s, stats.median_s, stats.q3_s) == (1.75, 2.5, 3.25)
+
+
+def test_stats_refuse_an_empty_sample() -> None:
+    with pytest.raises(ValueError, match="no timing samples"):
+        bench.Stats.from_samples([])
+
+
+def test_first_line_skips_blank_lines_and_strips() -> None:
+    assert bench.first_line("\n  Data-dependent branching\n  Explanation: ...") == "Data-dependent branching"
+
+
+def test_importing_the_generator_and_its_harness_does_not_import_torch() -> None:
     code = "import sys, perfblog.generator, perfblog.generator.bench; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

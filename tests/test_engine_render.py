@@ -266,3 +266,106 @@ def test_indented_tags_in_a_raw_region_stay_as_written(snip) -> None:
     page = '<% raw %>\n- item\n\n    <%= code("demo", "bench") %>\n<% endraw %>\n'
     out = renderer(snip, result(snip, PROV_GPU)).render(page, "p.md")
     assert out.strip("\n") == '- item\n\n    <%= code("demo", "bench") %>'
+
+
+# --- verdicts, hidden lines, version labels ------------------------------------------------------------
+
+def verdict_record(verdict: str, ratio: float, low: float, high: float, **extra: Any) -> dict[str, Any]:
+    record = {"kind": "verdict", "name": "v", "candidate": "compiled", "baseline": "eager", "ratio": ratio,
+              "low": low, "high": high, "confidence": 0.95, "delta": 0.05, "blocks": 20, "verdict": verdict,
+              "expected": None, "noise": [], "device": "cpu", "line": 3, "cell": "bench"}
+    return record | extra
+
+
+def with_verdict(snip: snippet.Snippet, prov: dict[str, Any], **record: Any) -> Result:
+    return result(snip, prov, verdicts={"v": verdict_record(**record)})
+
+
+@pytest.mark.parametrize(("record", "language", "phrase"), [
+    ({"verdict": "faster", "ratio": 3.1, "low": 2.9, "high": 3.3}, "zh-CN",
+     "A 比 B 快：速度约为后者的 3.10 倍（95 % 区间 2.90–3.30 倍）"),
+    ({"verdict": "slower", "ratio": 0.5, "low": 0.4, "high": 0.625}, "zh-CN",
+     "A 比 B 慢：耗时约为后者的 2.00 倍（95 % 区间 1.60–2.50 倍）"),
+    ({"verdict": "no-difference", "ratio": 1.01, "low": 0.98, "high": 1.03}, "zh-CN",
+     "A 与 B 没有可测的差别（速度比 1.01，95 % 区间 0.980–1.03，落在 ±5 % 以内）"),
+    ({"verdict": "inconclusive", "ratio": 1.05, "low": 0.9, "high": 1.2}, "zh-CN",
+     "A 与 B 谁更快无法判定（速度比 1.05，95 % 区间 0.900–1.20，越过了 1±5 % 的边界）"),
+    ({"verdict": "inconclusive", "ratio": 3.0, "low": 2.9, "high": 3.1, "noise": ["machine busy"]}, "zh-CN",
+     "A 与 B 谁更快无法判定：测量受到干扰（machine busy）"),
+    ({"verdict": "faster", "ratio": 3.1, "low": 2.9, "high": 3.3}, "en",
+     "A is faster than B: about 3.10× its speed (95 % interval 2.90–3.30×)"),
+])
+def test_a_verdict_embed_words_the_verdict_in_the_pages_language(snip, record: dict, language: str,
+                                                                 phrase: str) -> None:
+    r = renderer(snip, with_verdict(snip, PROV_CPU, **record))
+    out = r.render('<%= verdict("demo", "v", subject="A", baseline="B") %>', "p.md",
+                   page=render.Page(language=language, torch="2.13"))
+    assert f">{phrase}</span>" in unescape(out)
+    assert f'class="snippet-verdict snippet-verdict-{record["verdict"]}"' in out
+
+
+def test_the_verdicts_wording_follows_the_number_never_the_author(snip) -> None:
+    faster = renderer(snip, with_verdict(snip, PROV_CPU, verdict="faster", ratio=3.1, low=2.9, high=3.3))
+    slower = renderer(snip, with_verdict(snip, PROV_CPU, verdict="slower", ratio=0.4, low=0.38, high=0.42))
+    embed = '<%= verdict("demo", "v") %>'
+    assert "compiled 比 eager 快" in unescape(faster.render(embed, "p.md"))
+    assert "compiled 比 eager 慢" in unescape(slower.render(embed, "p.md"))  # same sentence, other verdict
+    labelled = faster.render('<%= verdict("demo", "v", subject="编译后的 `torch.where`") %>', "p.md")
+    assert "编译后的 <code>torch&#46;where</code> 比 eager 快" in labelled  # `code` in a label stays code
+
+
+def test_a_verdict_the_post_or_snippet_expects_and_does_not_get_is_a_warning_naming_the_line(snip) -> None:
+    warned: list[tuple[str, int | None, str]] = []
+    res = with_verdict(snip, PROV_CPU, verdict="slower", ratio=0.4, low=0.38, high=0.42)
+    r = renderer(snip, res)
+    r.warn = lambda post, line, message: warned.append((post, line, message))
+    page = "# T\n\nx\n\nCompiled is <%= verdict(\"demo\", \"v\", expect=\"faster\") %>.\n"
+    for render_page in (r.render, r.render_jinja):
+        warned.clear()
+        render_page(page, "posts/p.md", 4)
+        assert warned == [("posts/p.md", 9, "verdict 'v' of snippet 'demo' is slower, but the post expects "
+                                            "faster; reword the sentence or re-measure")]
+    with pytest.raises(EmbedError, match=r"^p.md:1: verdict 'v' of snippet 'demo': expect= 'quick' is not a "
+                                         r"verdict \(known: faster, slower, no-difference, inconclusive\)"):
+        r.render('<%= verdict("demo", "v", expect="quick") %>', "p.md")
+
+
+def test_a_verdict_embed_on_a_value_without_an_interval_names_post_and_line(snip) -> None:
+    r = renderer(snip, result(snip, PROV_CPU))
+    with pytest.raises(EmbedError, match=r"^p.md:3: verdict\(\) needs a verdict with an interval, but "
+                                         r"snippet 'demo' recorded 'speedup' as a value without one"):
+        r.render('a\n\n<%= verdict("demo", "speedup") %>\n', "p.md")
+
+
+def test_code_shows_what_a_reader_writes_and_folds_the_checks(tmp_path: Path) -> None:
+    (tmp_path / "demo.py").write_text('''# %% name="bench"
+result = 6 * 7
+# blog: start hide-input
+assert result == 42
+# blog: end hide-input
+# blog: start remove-input
+glue("answer", result)
+# blog: end remove-input
+print(result)
+''')
+    snip = snippet.load(tmp_path / "demo.py", tmp_path)
+    out = renderer(snip, None).render('<%= code("demo", "bench") %>', "p.md")
+    shown = out[out.index("```python"):out.index("```", out.index("```python") + 3)]
+    assert shown == "```python\nresult = 6 * 7\nprint(result)\n"
+    assert '<details class="snippet-checks"><summary>如何检验</summary>' in out
+    assert "assert result == 42" in unescape(out.split("<details")[1])
+    assert "glue" not in out and "blog:" not in out
+
+
+def test_a_result_from_another_torch_is_labelled_with_its_version(snip) -> None:
+    r = renderer(snip, result(snip, PROV_GPU))  # a GPU result made under torch 2.11
+    page = render.Page(torch="2.13")
+    block = r.render('<%= table("demo", "t") %>', "p.md", page=page)
+    inline = r.render('<%= value("demo", "speedup") %>', "p.md", page=page)
+    for out in (block, inline):
+        assert ('<sup class="snippet-version" title="本文描述的是 torch 2.13，这个结果来自另一个版本">'
+                "torch 2.11.0</sup>") in unescape(out)
+    same = render.Page(torch="2.11")
+    assert "snippet-version" not in r.render('<%= table("demo", "t") %>', "p.md", page=same)
+    assert r.shown.torch == {"demo": "2.11.0"}
+    assert render.same_version("2.13.0+cpu", "2.13") and not render.same_version("2.11.0", "2.13")

@@ -25,7 +25,30 @@ from perfblog.generator.store import Store, document
 ROOT = Path(__file__).resolve().parent.parent
 COMMITTED = sorted((ROOT / "snippets" / "_results").glob("*/*.json"))
 SAMPLE = ROOT / "snippets" / "_results" / "embed_demo" / "cpu-x86_64.json"
+#: A committed result with nothing only version 2 can hold (no verdicts, header options or re-keyings).
+PLAIN = ROOT / "snippets" / "_results" / "fullgraph_errors" / "cpu-x86_64.json"
 SNIPPET = '# %% name="main"\nprint("hi")\n'
+
+
+def as_version(data: dict[str, Any], version: int) -> dict[str, Any]:
+    """A current document as an older perfblog wrote it: without the fields later versions added.
+
+    Version 3 added verdicts, re-keyings, header options and the device asked for and used; version 2
+    cell tags and display metadata (none were recorded before); version 1 the ``schema`` field.
+    """
+    older = {k: v for k, v in copy.deepcopy(data).items() if k not in ("verdicts", "rekeyed", "options")}
+    older["provenance"] = {k: v for k, v in older["provenance"].items()
+                           if k not in ("requested", "accelerator_used")}
+    older["schema"] = version
+    if version < 2:
+        for cell in older["cells"]:
+            assert cell.pop("tags") == []
+            for out in cell["outputs"]:
+                if out["type"] == "display":
+                    assert out.pop("metadata") == {}
+    if version == 0:
+        del older["schema"]
+    return older
 
 
 def canonical(data: dict[str, Any]) -> bytes:
@@ -48,30 +71,23 @@ def test_a_committed_result_reads_and_writes_back_byte_for_byte(path: Path) -> N
     assert Result.from_json(result.to_json()) == result
 
 
-def version_1(current: dict[str, Any]) -> dict[str, Any]:
-    """``current`` as version 1 wrote it: no cell tags, no display metadata (none were recorded)."""
-    older = copy.deepcopy(current)
-    older["schema"] = 1
-    for cell in older["cells"]:
-        assert cell.pop("tags") == []
-        for out in cell["outputs"]:
-            if out["type"] == "display":
-                assert out.pop("metadata") == {}
-    return older
-
-
-def test_a_result_of_version_1_reads_with_no_tags_and_no_display_metadata() -> None:
-    current = json.loads(SAMPLE.read_bytes())
-    assert Result.from_json(version_1(current)) == Result.from_json(current)
-    assert document(Result.from_json(version_1(current))) == SAMPLE.read_bytes()
-
-
-def test_a_result_without_a_version_is_the_format_before_versions_and_reads_the_same() -> None:
-    current = json.loads(SAMPLE.read_bytes())
-    older = {k: v for k, v in version_1(current).items() if k != "schema"}
-    assert fmt.version(older) == 0
+@pytest.mark.parametrize("version", [0, 1, 2])
+def test_an_older_result_migrates_to_the_current_format_and_reads_the_same(version: int) -> None:
+    current = json.loads(PLAIN.read_bytes())
+    assert not current["verdicts"] and not current["options"] and not current["rekeyed"]
+    older = as_version(current, version)
+    assert fmt.version(older) == version
     assert Result.from_json(older) == Result.from_json(current)
-    assert document(Result.from_json(older)) == SAMPLE.read_bytes()
+    assert document(Result.from_json(older)) == PLAIN.read_bytes()
+
+
+def test_a_version_2_result_was_filed_by_the_device_asked_for() -> None:
+    gpu = {"name": "NVIDIA H200", "driver": None, "cuda": None, "capability": None}
+    older = as_version(json.loads(PLAIN.read_bytes()), 2)
+    older["device_class"] = "cuda-nvidia-h200"
+    older["provenance"]["gpu"] = gpu
+    prov = Result.from_json(older).provenance
+    assert (prov.requested, prov.accelerator_used) == ("cuda", True)
 
 
 def test_the_typed_result_exposes_what_the_file_holds() -> None:
@@ -81,7 +97,8 @@ def test_the_typed_result_exposes_what_the_file_holds() -> None:
     assert result.provenance.ran_at == data["provenance"]["ran_at"] and result.provenance.gpu is None
     assert [c.name for c in result.cells] == [c["name"] for c in data["cells"]]
     assert result.cell("setup") is result.cells[0] and result.cell("nope") is None
-    assert result.values["speedup"].value == data["values"]["speedup"]["value"]
+    assert result.values["n"].value == data["values"]["n"]["value"]
+    assert result.verdicts["dot"].verdict.value == data["verdicts"]["dot"]["verdict"]
     assert result.tables["timings"].columns == tuple(data["tables"]["timings"]["columns"])
     assert result.charts["timings_chart"].alt == data["charts"]["timings_chart"]["alt"]
     assert result.records("table") is result.tables
@@ -114,15 +131,19 @@ MALFORMED = [
     (at("cells", {}), "cells: expected a list, got an object"),
     (at("cells.1.line", "62"), "cells[1].line: expected an integer, got a string"),
     (at("cells.0.raises", 0), "cells[0].raises: expected true or false, got an integer"),
-    (at("values.speedup.value", [1]), "values.speedup.value: expected a number, string, true/false or null"),
-    (at("values.speedup.name", "other"), "values.speedup: holds the value 'other', not the value 'speedup'"),
-    (at("tables.timings.rows.0", [1]), "tables.timings.rows[0]: has 1 cells for 3 columns"),
+    (at("values.n.value", [1]), "values.n.value: expected a number, string, true/false or null"),
+    (at("values.n.name", "other"), "values.n: holds the value 'other', not the value 'n'"),
+    (at("verdicts.dot.verdict", "quicker"), "verdicts.dot.verdict: 'quicker' is not a verdict (known: "),
+    (at("verdicts.dot.low", 1000.0), "verdicts.dot.ratio: the ratio lies outside its interval"),
+    (at("tables.timings.rows.0", [1]), "tables.timings.rows[0]: has 1 cells for 5 columns"),
     (at("charts.timings_chart.chart", "pie"), "charts.timings_chart.chart: expected 'bar' or 'line'"),
     (at("hashes.modules", []), "hashes.modules: expected an object, got a list"),
     (at("provenance.gpu", {"driver": "570"}), "provenance.gpu.name: missing"),
     (at("provenance.colour", "blue"), "provenance.colour: unknown field"),
     (at("status", "failed"), "status: expected 'ok' (only successful results are stored)"),
     (at("schema", 99), f"schema: version 99 is newer than this perfblog reads ({fmt.SCHEMA})"),
+    (at("provenance.requested", 3), "provenance.requested: expected a string, got an integer"),
+    (at("options.timeout", [1]), "options.timeout: expected a number, string, true/false or null"),
     (at("schema", "1"), "schema: expected an integer, got a string"),
 ]
 
@@ -179,15 +200,15 @@ def test_a_result_file_that_is_not_json_is_a_one_line_error_naming_the_file(site
 def test_blog_migrate_rewrites_older_results_once_and_only_them(
     site: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    current = json.loads(SAMPLE.read_bytes())
-    older = store_copy(site, {k: v for k, v in version_1(current).items() if k != "schema"})
+    current = json.loads(PLAIN.read_bytes())
+    older = store_copy(site, as_version(current, 0))
     images = site / "snippets" / "_results" / "s" / "cpu-x86_64-files"
     images.mkdir()
     (images / "0123456789abcdef.png").write_bytes(b"png")
     assert main(["migrate"]) == 0
     out = capsys.readouterr().out
     assert "migrated snippets/_results/s/cpu-x86_64.json" in out and "1 result file(s) rewritten" in out
-    assert older.read_bytes() == SAMPLE.read_bytes()
+    assert older.read_bytes() == PLAIN.read_bytes()
     assert (images / "0123456789abcdef.png").read_bytes() == b"png"
     stamp = older.stat().st_mtime_ns
     assert main(["migrate"]) == 0

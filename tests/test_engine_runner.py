@@ -11,7 +11,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from perfblog.generator import runner, snippet
+from perfblog.generator import device, runner, snippet
 from perfblog.generator.result import ErrorOutput, Result, StreamOutput
 from perfblog.generator.runner import RunOptions
 
@@ -153,14 +153,17 @@ def test_runner_can_run_from_a_background_thread(tmp_path: Path) -> None:
 
 
 @pytest.mark.kernel
-def test_a_cuda_run_whose_kernel_sees_no_gpu_fails_instead_of_filing_cpu_numbers_as_gpu(
+def test_a_cuda_run_whose_kernel_never_used_a_gpu_files_a_cpu_result_never_a_gpu_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")  # no GPU for the kernel, even on a GPU machine
     cuda = RunOptions(device="cuda", device_class="cuda-nvidia-h200", cell_timeout=120, snippet_timeout=240)
-    outcome = run_text(tmp_path, '# %% name="a"\nprint(1)\n', cuda)
-    assert not outcome.ok and outcome.result is None
-    assert "s.py: the kernel's torch sees no CUDA device" in outcome.error
+    outcome = run_text(tmp_path, '# %% name="a"\nimport torch\nprint(torch.ones(2))\n', cuda)
+    assert outcome.ok and outcome.result is not None
+    assert outcome.device_class == outcome.result.device_class == device.cpu_class()
+    assert outcome.result.provenance.gpu is None and outcome.result.provenance.requested == "cuda"
+    tried = run_text(tmp_path, '# %% name="a"\nimport torch\ntorch.ones(2, device="cuda")\n', cuda)
+    assert not tried.ok and "s.py:3: cell 'a' raised" in tried.error  # asking for the GPU fails the cell
 
 
 @pytest.mark.kernel

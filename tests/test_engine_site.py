@@ -56,8 +56,9 @@ def test_strict_build_embeds_values_outputs_tables_charts_with_provenance(site: 
     stored = json.loads((site / "snippets" / "_results" / "demo" / f"{CPU}.json").read_text())
     prov = stored["provenance"]
     line = f"CPU {prov['cpu']} ({prov['cores']} cores) · torch {prov['torch']} · {prov['ran_at'][:10]}"
-    assert re.search(r'<span class="snippet-value" title="[^"]+">3\.33</span> 倍', html)
+    assert re.search(r'<span class="snippet-value" title="[^"]+">3\.33</span>。', html)
     assert html.count(f"{line}</p>") == 4  # code, output, table, chart
+    assert "compiled 比 eager 快：速度约为后者的" in html  # the verdict, worded from the measurement
     assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in html or "&lt;script&gt;alert('x')" in html
     assert "<script>alert" not in html
     assert "<td>compiled</td>" in html and "<td>0.75</td>" in html
@@ -163,12 +164,65 @@ def test_a_cpu_build_shows_a_fresh_gpu_result_and_never_overwrites_it(site: Path
         done = build(site, "--strict", mode="auto")
         assert done.returncode == 0, done.stderr
         html = page(site)
-        assert ">12.50</span> 倍" in html
-        assert html.count("NVIDIA H200 · torch 2.11.0 · 2026-12-01</p>") == 4
+        # A GPU result made under torch 2.11 keeps its place and is labelled with its version at every
+        # embed; a strict build does not fail on a label.
+        label = ('<sup class="snippet-version" title="本文描述的是 torch 2.13，这个结果来自另一个版本">'
+                 "torch 2.11.0</sup>")
+        assert f">12.50</span>{label}。" in html
+        assert html.count(f"NVIDIA H200 · torch 2.11.0 · 2026-12-01{label}</p>") == 4
         report = json.loads((site / "site" / "_snippets" / "report.json").read_text())
         assert report["counts"]["executed"] == 0
         assert report["snippets"][0]["device_class"] == "cuda-nvidia-h200"
         assert gpu_file.read_bytes() == before
+    finally:
+        gpu_file.unlink()
+
+
+def test_strict_build_fails_naming_the_post_line_when_a_verdict_the_post_relies_on_flipped(
+    site: Path,
+) -> None:
+    stored = site / "snippets" / "_results" / "demo" / f"{CPU}.json"
+
+    data = json.loads(stored.read_text())
+    data["verdicts"]["compiled"].update(verdict="slower", expected=None, ratio=0.5, low=0.45, high=0.55)
+    flipped = json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    with edited(stored, stored.read_text(), flipped):  # a stored result whose verdict is no longer expected
+        done = build(site, "--strict")
+    assert done.returncode == 1
+    assert ("posts/posts/demo.md:11: verdict 'compiled' of snippet 'demo' is slower, but the post expects "
+            "faster") in done.stderr
+    assert build(site).returncode == 0  # not strict: published, worded as measured ("慢"), and warned
+
+
+def test_strict_build_fails_on_a_sentence_that_compares_with_a_bare_ratio(site: Path) -> None:
+    post = site / "posts" / "posts" / "demo.md"
+    with edited(post, '加速比为 <%= value("demo", "speedup", ".2f") %>。',
+                '快了 <%= value("demo", "speedup", ".2f") %> 倍。'):
+        done = build(site, "--strict")
+    assert done.returncode == 1
+    assert ("posts/posts/demo.md:9: a sentence says '快' next to the bare ratio value(\"demo\", \"speedup\")"
+            in done.stderr)
+
+
+def test_a_stale_gpu_result_stays_shown_and_fails_strict_until_the_author_accepts_it(site: Path) -> None:
+    folder = site / "snippets" / "_results" / "demo"
+    gpu = json.loads((folder / f"{CPU}.json").read_text())
+    gpu["device_class"] = "cuda-nvidia-h200"
+    gpu["key"] = "0" * 64  # made by code that has changed since
+    gpu["provenance"].update(gpu={"name": "NVIDIA H200", "driver": None, "cuda": None, "capability": None},
+                             device="NVIDIA H200", requested="cuda", accelerator_used=True, torch="2.13.0")
+    gpu_file = folder / "cuda-nvidia-h200.json"
+    gpu_file.write_text(json.dumps(gpu))
+    snippet = site / "snippets" / "demo.py"
+    try:
+        done = build(site, "--strict")
+        assert done.returncode == 1 and "whose result on cuda-nvidia-h200 is stale" in done.stderr
+        accept = "# blog:\n#   accept_stale_gpu_until_rerun: true\n#   timeout: 120"
+        with edited(snippet, "# blog:\n#   timeout: 120", accept):
+            done = build(site, "--strict")
+            assert done.returncode == 0, done.stderr
+            html = page(site)
+            assert "NVIDIA H200" in html and "accepted until a GPU re-run" in html  # shown, marked stale
     finally:
         gpu_file.unlink()
 

@@ -190,6 +190,17 @@ def test_added_and_removed_cells_are_reasons(snippets: Path) -> None:
         ('# %%\nx = 1\n\n# %% name="b" hdie=true\ny = 2\n', 4, "unknown cell option 'hdie'; did you mean"),
         ("# ---\n# blog:\n#   timout: 3\n# ---\n\n# %%\nx = 1\n", 1, "unknown snippet option blog.timout"),
         ("# ---\n# blog:\n#   timeout: -3\n# ---\n\n# %%\nx = 1\n", 1, "must be a positive number"),
+        ("# ---\n# blog:\n#   accept_stale_gpu_until_rerun: 1\n# ---\n\n# %%\nx = 1\n", 1,
+         "blog.accept_stale_gpu_until_rerun must be true or false, not 1"),
+        ('# %% name="a"\nx = 1\n# blog: start hide-input\nassert x\n', 3,
+         "'# blog: start hide-input' is never closed (end it with '# blog: end hide-input')"),
+        ('# %% name="a"\nx = 1\n# blog: start remove-inputs\nglue(x)\n# blog: end remove-inputs\n', 3,
+         "unknown hide marker tag 'remove-inputs' (a line range takes remove-input or hide-input)"),
+        ('# %% name="a"\nx = 1\n\n# blog: end hide-input\n', 4,
+         "'# blog: end hide-input' closes no hide-input"),
+        ('# %%\nx = 1\n# blog: start hide-input\n# blog: start remove-input\n', 4, "ranges do not nest"),
+        ('# %% name="a"\nif x:\n    # blog: start remove-input\n    y = 1\n    # blog: end remove-input\n', 2,
+         "the code left after hiding lines is not valid Python"),
     ],
 )
 def test_malformed_snippet_names_file_and_line(tmp_path: Path, text: str, line: int, message: str) -> None:
@@ -198,6 +209,14 @@ def test_malformed_snippet_names_file_and_line(tmp_path: Path, text: str, line: 
         snippet.load(path, tmp_path)
     assert f"broken.py:{line}: " in str(caught.value)
     assert message in str(caught.value)
+
+
+def test_hide_markers_are_comments_that_never_change_the_key(snippets: Path) -> None:
+    path = write(snippets, '# %% name="a"\nx = 1\nassert x == 1\nprint(x)\n', "marked.py")
+    before = snippet.load(path, snippets).key
+    write(snippets, '# %% name="a"\nx = 1\n# blog: start hide-input\nassert x == 1\n# blog: end hide-input\n'
+                    'print(x)\n', "marked.py")
+    assert snippet.load(path, snippets).key == before  # re-deciding what the page shows re-runs nothing
 
 
 def test_magics_are_not_syntax_errors(tmp_path: Path) -> None:

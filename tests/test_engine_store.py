@@ -52,11 +52,11 @@ def engine(project: Path, mode: str = "auto") -> Engine:
     return Engine(Settings(snippets_dir=snippets, results_dir=snippets / "_results", mode=mode, device="cpu"))
 
 
-def fake_result(eng: Engine, device_class: str, ran_at: str, stale: bool = False) -> Path:
+def fake_result(eng: Engine, device_class: str, ran_at: str, stale: bool = False, stem: str = "s") -> Path:
     """A hand-written result file, as another machine would have committed it."""
-    snip = eng.snippet("s")
+    snip = eng.snippet(stem)
     h200 = {"name": "NVIDIA H200", "driver": "570.86", "cuda": "12.8", "capability": "9.0"}
-    result = {"snippet": "s", "key": "0" * 64 if stale else snip.key, "hashes": snip.hashes.to_json(),
+    result = {"snippet": stem, "key": "0" * 64 if stale else snip.key, "hashes": snip.hashes.to_json(),
               "status": "ok", "device_class": device_class,
               "cells": [{"name": "main", "source": "", "outputs": [], "wall_s": 1.0, "raises": False,
                          "hide": False, "line": 4}],
@@ -186,15 +186,86 @@ def test_fresh_gpu_result_is_shown_by_a_cpu_machine_and_never_overwritten(projec
     assert eng.shown(eng.snippet("s")).device_class == GPU  # a fresh GPU result still wins
 
 
-def test_stale_gpu_result_yields_to_fresh_cpu_then_newest_stale(project: Path) -> None:
+def test_a_cpu_run_never_demotes_a_page_from_gpu_numbers_a_stale_gpu_result_is_shown_with_its_reason(
+    project: Path,
+) -> None:
     eng = engine(project)
     fake_result(eng, GPU, "2026-11-01T00:00:00Z", stale=True)
-    fake_result(eng, CPU, "2026-10-01T00:00:00Z")
-    snip = eng.snippet("s")
-    assert eng.shown(snip).device_class == CPU
-    fake_result(eng, CPU, "2026-10-01T00:00:00Z", stale=True)
-    shown = eng.shown(snip)
-    assert (shown.device_class, shown.state) == (GPU, "stale")
+    fake_result(eng, CPU, "2026-12-01T00:00:00Z")  # a newer, fresh CPU result
+    shown = eng.shown(eng.snippet("s"))
+    assert (shown.device_class, shown.state) == (GPU, "stale") and shown.reasons
+    assert not shown.accepted  # not acknowledged: a strict build fails on it
+    fake_result(eng, CPU, "2026-12-01T00:00:00Z", stale=True)
+    assert eng.shown(eng.snippet("s")).device_class == GPU
+
+
+def test_the_author_can_accept_a_stale_gpu_result_until_a_gpu_rerun(project: Path) -> None:
+    header = "# ---\n# blog:\n#   accept_stale_gpu_until_rerun: true\n# ---\n\n"
+    (project / "snippets" / "s.py").write_text(header + SNIPPET)
+    eng = engine(project)
+    fake_result(eng, GPU, "2026-11-01T00:00:00Z", stale=True)
+    fake_result(eng, CPU, "2026-12-01T00:00:00Z")
+    shown = eng.shown(eng.snippet("s"))
+    assert (shown.device_class, shown.state, shown.accepted) == (GPU, "stale", True)
+    cpu = resolve.status_of(eng.snippet("s"), CPU, eng.results("s")[CPU])
+    assert not cpu.accepted  # the setting is about GPU results only
+
+
+def test_a_snippet_header_declares_its_device_and_a_bad_declaration_names_file_and_line(
+    project: Path,
+) -> None:
+    path = project / "snippets" / "s.py"
+    path.write_text("# ---\n# blog:\n#   device: cpu\n# ---\n\n" + SNIPPET)
+    eng = engine(project)
+    assert eng.snippet("s").options["device"] == "cpu"
+    path.write_text("# ---\n# blog:\n#   device: gpu\n# ---\n\n" + SNIPPET)
+    with pytest.raises(GeneratorError, match=r"s.py:1: blog.device must be one of any, cpu, cuda, not 'gpu'"):
+        engine(project).snippet("s")
+
+
+def test_a_run_is_filed_under_the_device_it_really_used() -> None:
+    cuda, cpu = device.CUDA, device.CPU
+    assert device.file_under(cuda, GPU, "any", used=True, described=True) == GPU
+    assert device.file_under(cuda, GPU, "any", used=False, described=False) == CPU  # tensors never on the GPU
+    assert device.file_under(cpu, CPU, "any", used=False, described=False) == CPU
+    with pytest.raises(GeneratorError, match=r"declares device: cuda in its header, but the run on "
+                                             r"cuda-nvidia-h200 never used it"):
+        device.file_under(cuda, GPU, "cuda", used=False, described=False)
+    assert device.run_kind(cuda, "cpu") is cpu and device.run_kind(cuda, "any") is cuda
+
+
+HARNESS = "def scale(x):\n    return x\n"
+MEASURED = '# %% name="main"\nfrom _harness import scale\nprint(scale(1))\n'
+
+
+def test_rekeying_keeps_gpu_results_fresh_across_a_harness_change_that_left_their_code_alone(
+    project: Path, capsys,
+) -> None:
+    snippets = project / "snippets"
+    (snippets / "_harness.py").write_text(HARNESS)
+    (snippets / "s.py").write_text(MEASURED)
+    (snippets / "t.py").write_text(MEASURED)
+    eng = engine(project)
+    gpu_s = fake_result(eng, GPU, "2026-11-01T00:00:00Z")
+    gpu_t = fake_result(eng, GPU, "2026-11-01T00:00:00Z", stem="t")
+    cpu_s = fake_result(eng, CPU, "2026-11-01T00:00:00Z")
+    cpu_before = cpu_s.read_bytes()
+    (snippets / "_harness.py").write_text(HARNESS + "# the harness changed\n")
+    (snippets / "t.py").write_text(MEASURED.replace("scale(1)", "scale(2)"))  # t's measured code changed too
+    assert eng.shown(eng.snippet("s")).state == "stale"
+    assert blog("migrate", "--rekey", "snippets/_harness.py") == 0
+    out = capsys.readouterr().out
+    assert "snippets/_results/s/cuda-nvidia-h200.json: re-keyed: measured code unchanged, only _harness.py " \
+           "changed" in out
+    assert "snippets/_results/t/cuda-nvidia-h200.json: left stale: code of cell 'main' changed" in out
+    eng = engine(project)
+    s, t = eng.shown(eng.snippet("s")), eng.shown(eng.snippet("t"))
+    assert (s.device_class, s.state, t.state) == (GPU, "fresh", "stale")
+    (rekey,) = s.result.rekeyed
+    assert rekey.modules == ("_harness.py",) and rekey.from_key != s.result.key
+    assert s.result.provenance.ran_at == "2026-11-01T00:00:00Z"  # the measurement itself is untouched
+    assert cpu_s.read_bytes() == cpu_before  # CPU results are re-run, never re-keyed
+    assert "rekeyed" in gpu_s.read_text() and gpu_t.exists()
 
 
 @pytest.mark.kernel
@@ -281,3 +352,68 @@ def test_the_kernel_probe_of_a_cpu_run_describes_the_cpu_and_the_versions() -> N
     stamped = {**seen, "git_commit": None, "git_dirty": None, "ran_at": "2026-12-01T00:00:00Z",
                "duration_s": 1.0}
     assert Provenance.from_json(stamped).to_json() == stamped  # the probe's part fits the result format
+
+
+VERDICT_SNIPPET = '''# %% name="main"
+from perfblog.generator.bench import Comparison, NoiseLimits
+
+rounds = {{"eager": [2.0 + 0.01 * (i % 3) for i in range(12)], "compiled": [{compiled} for i in range(12)]}}
+timed = Comparison.of_samples("cpu", rounds, limits=NoiseLimits(load_per_cpu=1e9))
+timed.record_verdict("compiled", "compiled", expect="faster")
+print("measured")
+'''
+
+
+@pytest.mark.kernel
+def test_a_rerun_whose_verdict_flips_fails_blog_run_names_the_line_and_keeps_the_old_result(
+    project: Path, capsys,
+) -> None:
+    path = project / "snippets" / "s.py"
+    path.write_text(VERDICT_SNIPPET.format(compiled="1.0 + 0.01 * (i % 2)"))
+    assert blog("run", "--device", "cpu") == 0
+    stored = project / "snippets" / "_results" / "s" / f"{CPU}.json"
+    good = stored.read_bytes()
+    assert json.loads(good)["verdicts"]["compiled"]["verdict"] == "faster"
+    path.write_text(VERDICT_SNIPPET.format(compiled="4.0 + 0.01 * (i % 2)"))  # the same claim, now false
+    capsys.readouterr()
+    assert blog("run", "--device", "cpu") == 1
+    err = capsys.readouterr().err
+    assert ("snippets/s.py:6: verdict 'compiled' is slower (compiled over eager: 0.502, 95% interval"
+            in " ".join(err.split()))
+    assert "but the snippet expects faster" in " ".join(err.split())
+    assert "the previous result snippets/_results/s/" in err
+    assert stored.read_bytes() == good
+
+
+@pytest.mark.kernel
+def test_a_cpu_only_snippet_run_on_a_gpu_machine_is_filed_and_labelled_as_a_cpu_result(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys,
+) -> None:
+    monkeypatch.setattr(device, "gpu_name", lambda: "NVIDIA H200")  # this machine, as the GPU machine sees it
+    (project / "snippets" / "s.py").write_text('# %% name="main"\nimport torch\nprint(torch.ones(3).sum())\n')
+    assert blog("run", "--device", "cuda") == 0
+    assert f"ok   s on {CPU}" in capsys.readouterr().err
+    assert not (project / "snippets" / "_results" / "s" / f"{GPU}.json").exists()
+    result = engine(project).results("s")[CPU]
+    prov = result.provenance
+    assert (prov.requested, prov.accelerator_used, prov.gpu) == ("cuda", False, None)
+    assert "NVIDIA" not in prov.device
+    eng = Engine(Settings(snippets_dir=project / "snippets", results_dir=project / "snippets" / "_results",
+                          device="cuda"))
+    assert not eng.needs_run(eng.snippet("s"))  # a cuda run found it CPU-only: no need to run it again
+    # A snippet that declares it measures the GPU and never uses it is refused, naming its header.
+    (project / "snippets" / "s.py").write_text('# ---\n# blog:\n#   device: cuda\n# ---\n\n'
+                                               '# %% name="main"\nprint(1)\n')
+    assert blog("run", "--device", "cuda") == 1
+    assert ("snippets/s.py:1: declares device: cuda in its header, but the run on cuda-nvidia-h200 never "
+            "used it; it is not stored") in " ".join(capsys.readouterr().err.split())
+
+
+def test_blog_status_lists_each_results_torch_and_labels_other_versions(project: Path, capsys) -> None:
+    eng = engine(project)
+    fake_result(eng, GPU, "2026-11-01T00:00:00Z")  # made under torch 2.11
+    assert blog("status") == 0
+    out = capsys.readouterr().out
+    declared = ".".join(importlib.metadata.version("torch").split(".")[:2])  # by default, the installed one
+    assert f"posts describe torch {declared}" in out
+    assert "2.11.0 (labelled)" in out  # listed, labelled, and no reason to fail

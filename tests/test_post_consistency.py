@@ -219,6 +219,25 @@ def test_every_snippet_the_post_names_exists_with_a_fresh_result(markdown: str) 
         assert any(not reasons for reasons in why.values()), f"{stem}: every result is stale: {why}"
 
 
+#: What a reader would not copy: checks, record calls and lint silencers (hidden with `# blog: start …`).
+PLUMBING = re.compile(r"^\s*assert\b|\bglue\(|\btable\(|\bchart\(|\.record(_verdict)?\(|# noqa|"
+                      r"rows\.append\(|assert_close\(", re.M)
+CODE_CALL = re.compile(r"""\bcode\(\s*["']([^"']+)["']\s*,\s*["']([^"']+)["']""")
+
+
+def test_the_code_a_post_shows_holds_no_checks_or_plumbing(markdown: str) -> None:
+    from perfblog.generator import hidden
+
+    found = []
+    for stem, cell in CODE_CALL.findall(markdown):
+        snippet = load(SNIPPETS / f"{stem}.py", SNIPPETS)
+        code = snippet.cell(cell)
+        assert code is not None, f"{stem} has no cell {cell!r}"
+        shown = hidden.split(code.source, snippet.where, code.line + 1).code
+        found += [f"{stem} · {cell}: {m.group(0)}" for m in PLUMBING.finditer(shown)]
+    assert not found, "shown code holds plumbing (hide it: # blog: start remove-input):\n" + "\n".join(found)
+
+
 def test_the_flagship_post_embeds_the_model_benchmark() -> None:
     markdown = RAW.sub("", (POSTS_DIR / f"{FLAGSHIP}.md").read_text(encoding="utf-8"))
     assert "model_bench" in embedded_snippets(markdown)

@@ -66,6 +66,10 @@ def result(snip: snippet.Snippet, s: str = "x", *, outputs: list[dict[str, Any]]
         "charts": {"c": {"kind": "chart", "name": "c", "chart": "bar", "x": [s, "b"],
                          "series": {s or "s": [1.0, 2.0]}, "alt": s or "alt", "title": s, "x_label": s,
                          "y_label": s, "cell": "bench"}},
+        "verdicts": {"vd": {"kind": "verdict", "name": "vd", "candidate": s, "baseline": s, "ratio": 1.0,
+                            "low": 0.9, "high": 1.1, "confidence": 0.95, "delta": 0.05, "blocks": 12,
+                            "verdict": "inconclusive", "expected": None, "noise": [s], "device": "cpu",
+                            "line": None, "cell": "bench"}},
     })
 
 
@@ -88,7 +92,7 @@ def page(markdown: str) -> str:
 
 EVERY_EMBED = ('<%= value("demo", "v") %>', '<%= table("demo", "t") %>', '<%= output("demo", "bench") %>',
                '<%= output("demo", "boom") %>', '<%= chart("demo", "c") %>', '<%= provenance("demo") %>',
-               '<%= code("demo", "bench") %>')
+               '<%= code("demo", "bench") %>', '<%= verdict("demo", "vd") %>')
 
 
 def every_embed(r: render.Renderer, where: str = "top") -> str:

@@ -1,56 +1,104 @@
 """The benchmark harness snippets import: compare callables on the same inputs, honestly.
 
-Method, per candidate, in this order:
+Method, per ``compare``:
 
-1. the first call is timed on its own (for a compiled function it includes compilation);
-2. warm-up: every input set is used at least once, so recompilations happen before timing;
-3. steady state: blocks of calls are timed, inputs rotating from call to call. On CPU the blocks come
-   from ``torch.utils.benchmark.Timer.blocked_autorange`` (the thread count is the process's, not its
-   default of one); on CUDA from CUDA events around each block followed by a synchronisation;
-4. peak memory of one call: ``torch.cuda.max_memory_allocated`` after a reset on CUDA; on CPU there is
-   no resettable peak counter for torch's allocator, so it is ``None`` rather than a guess;
-5. graphs, graph breaks and their reasons from ``torch._dynamo.utils.counters`` (its ``graph_break`` and
-   ``unimplemented`` categories together), recompilations and their reasons from Dynamo's compilation
-   metrics (``torch._dynamo.explain`` under-reports breaks that leave an empty graph).
+1. **Threads.** On CPU the harness pins torch's thread count itself (``THREADS``, default 1; a snippet
+   cannot forget) for the whole comparison, compilation included: Inductor bakes the count into the
+   C++ it generates. On a shared machine a second thread mostly waits at barriers, which is noise.
+2. **Compile times, cold and warm** (a candidate made by ``torch.compile``). Cold: Dynamo reset, a fresh
+   empty Inductor/Triton cache directory of its own, in-memory caches cleared, then the first call.
+   Warm: Dynamo reset and in-memory caches cleared again, the same (now filled) cache directory, the
+   first call again. Each is split into Dynamo tracing and backend compilation (AOTAutograd + Inductor
+   code generation) from torch's own compilation metrics, not from a timer around the call. Both are
+   single samples. Process start-up (imports, the first compiler launch) is paid once, beforehand, by a
+   throwaway compile, so it lands on no candidate.
+3. **Warm-up**: every input set is used, so recompilations happen before timing.
+4. **Steady state in interleaved rounds**: each round times one block of calls of every candidate (in a
+   rotating order), inputs rotating from call to call, so a slow spell of the machine hits every
+   candidate alike. On CPU a block is ``torch.utils.benchmark.Timer.timeit``; on CUDA, CUDA events
+   around the block, then a synchronisation.
+5. **Speed ratios with a 95 % interval** (``verdict.ratio_interval``: a bootstrap over the paired
+   rounds, fixed seed) and **verdicts** by the one rule of ``verdict.decide``.
+6. **Noise**: a candidate whose blocks spread too widely, a CPU candidate that did not get its CPU
+   (process CPU time over wall time, per thread), or a machine whose load average exceeds its CPUs
+   marks the comparison noisy (``NoiseLimits``); a warning goes to stderr and the tables say so. A
+   noisy comparison is never the basis of a verdict: it is ``inconclusive``.
+7. Peak memory of one call on CUDA (``torch.cuda.max_memory_allocated`` after a reset); on CPU torch's
+   allocator keeps no resettable peak, so it is ``None`` rather than a guess.
+8. Graphs, graph breaks and their reasons from ``torch._dynamo.utils.counters``, recompilations from
+   Dynamo's compilation metrics (``torch._dynamo.explain`` under-reports breaks that leave no graph).
 
-Statistics are median, interquartile range and number of blocks; speed-ups are ratios of medians.
-``Comparison.record`` writes two tables: a compact one with Chinese headers for the post, and
-``<name>.raw`` with every number in seconds and the full method, so nothing measured is lost.
-torch is imported inside functions so that ``import perfblog.generator`` stays light.
+``Comparison.record`` writes two tables: a compact one with Chinese headers for the post and
+``<name>.raw`` with every number in seconds; ``Comparison.record_verdict`` writes a verdict a post
+embeds with ``verdict()``, optionally with the verdict the snippet expects (a re-run that disagrees
+fails ``blog run``). ``interleave`` gives whole-run timings (a model's prefill and decode loop) the same
+rounds, intervals and noise checks. torch is imported inside functions so that ``import
+perfblog.generator`` stays light.
 """
 
 from __future__ import annotations
 
+import contextlib
+import inspect
 import itertools
 import math
 import os
+import shutil
 import statistics
+import sys
+import tempfile
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from perfblog.generator.target import target_device
+from perfblog.generator.verdict import DELTA, Interval, Verdict, decide, ratio_interval
 
 #: Why CPU peak memory is not reported; recorded in table captions.
 CPU_MEMORY_NOTE = "peak memory is not measured on CPU: torch's CPU allocator keeps no resettable peak"
 #: The same, for the compact Chinese caption a post shows.
 CPU_MEMORY_NOTE_ZH = "CPU 上不测峰值内存"
+#: CPU threads the harness times with, unless a comparison asks for others (``BLOG_BENCH_THREADS``).
+THREADS_ENV = "BLOG_BENCH_THREADS"
+THREADS = 1
+#: Timing rounds: every candidate gets one block per round (at least ``verdict.MIN_BLOCKS``).
+ROUNDS = 20
+
+
+@dataclass(frozen=True)
+class NoiseLimits:
+    """When a measurement is too noisy to base a verdict on."""
+
+    #: A candidate's blocks: interquartile range over median (a robust coefficient of variation).
+    spread: float = 0.25
+    #: A comparison's interval: its width over the ratio.
+    width: float = 0.25
+    #: CPU only: the process's CPU time over wall time per thread during the blocks (median).
+    cpu_share: float = 0.90
+    #: The machine's 1-minute load average per CPU, at the start or the end of the timing.
+    load_per_cpu: float = 1.0
 
 
 @dataclass(frozen=True)
 class Stats:
-    """Summary of per-call times (seconds), one sample per timed block."""
+    """Summary of per-call times (seconds), one sample per timed block; the samples are kept."""
 
     median_s: float
     q1_s: float
     q3_s: float
     repeats: int
     number_per_repeat: int
+    samples: tuple[float, ...] = ()
 
     @property
     def iqr_s(self) -> float:
         return self.q3_s - self.q1_s
+
+    @property
+    def spread(self) -> float:
+        """IQR over median: how widely the blocks scatter, relative to the time itself."""
+        return self.iqr_s / self.median_s if self.median_s else math.inf
 
     @classmethod
     def from_samples(cls, samples: Sequence[float], number_per_repeat: int = 1) -> Stats:
@@ -61,7 +109,7 @@ class Stats:
             q1 = median = q3 = samples[0]
         else:
             q1, median, q3 = statistics.quantiles(samples, n=4, method="inclusive")
-        return cls(median, q1, q3, len(samples), number_per_repeat)
+        return cls(median, q1, q3, len(samples), number_per_repeat, tuple(samples))
 
 
 @dataclass(frozen=True)
@@ -82,15 +130,67 @@ class CompileStats:
 
 
 @dataclass(frozen=True)
+class FirstCall:
+    """One first call: its wall time and, when it compiled, the split torch's metrics give."""
+
+    wall_s: float
+    dynamo_s: float | None = None  # tracing: the frame's compile time less the backend's
+    inductor_s: float | None = None  # the backend: AOTAutograd and Inductor's code generation
+    frames: int = 0  # frames Dynamo compiled during the call
+
+    @property
+    def compiled(self) -> bool:
+        return self.frames > 0
+
+    def summary(self) -> str:
+        """"1.46（0.21 / 1.18）": wall seconds, then Dynamo and Inductor, as the tables show it."""
+        split = ""
+        if self.dynamo_s is not None and self.inductor_s is not None:
+            split = f"（{readable(self.dynamo_s)} / {readable(self.inductor_s)}）"
+        return f"{readable(self.wall_s)}{split}"
+
+
+@dataclass(frozen=True)
+class FirstCalls:
+    """A candidate's first call with an empty cache (cold) and with the cache it filled (warm)."""
+
+    cold: FirstCall
+    warm: FirstCall | None = None  # None when nothing was compiled
+    stats: CompileStats | None = None  # what Dynamo did during the cold call (``first_calls`` only)
+
+
+@dataclass(frozen=True)
 class Measurement:
     """One candidate's numbers."""
 
     name: str
     device: str
-    first_call_s: float
+    first: FirstCalls
     timing: Stats
     peak_memory_bytes: int | None
     compile: CompileStats
+    cpu_share: float | None = None  # CPU: median over blocks of process CPU time / (wall x threads)
+
+    @property
+    def first_call_s(self) -> float:
+        """The cold first call (compilation included, from an empty cache)."""
+        return self.first.cold.wall_s
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """A candidate against a baseline: the ratio, its interval, the margin, what noise there was."""
+
+    candidate: str
+    baseline: str
+    interval: Interval
+    delta: float
+    noise: tuple[str, ...]
+
+    @property
+    def verdict(self) -> Verdict:
+        """The rule's verdict; a noisy measurement supports none."""
+        return Verdict.INCONCLUSIVE if self.noise else decide(self.interval, self.delta)
 
 
 @dataclass(frozen=True)
@@ -103,8 +203,27 @@ class Comparison:
     threads: int
     input_sets: int
     notes: tuple[str, ...] = field(default=())
-    #: The 1-minute load average when measuring began: other work on the machine skews CPU numbers.
+    #: The 1-minute load average when timing began and when it ended: other work skews CPU numbers.
     load_average: float | None = None
+    load_average_end: float | None = None
+    cpus: int = field(default_factory=lambda: os.cpu_count() or 1)
+    limits: NoiseLimits = field(default_factory=NoiseLimits)
+    #: Blocks of different candidates with the same index were timed in the same round.
+    paired: bool = True
+
+    @classmethod
+    def of_samples(cls, device: str, samples: Mapping[str, Sequence[float]], *, baseline: str | None = None,
+                   threads: int = 1, cpu_shares: Mapping[str, float | None] | None = None,
+                   loads: tuple[float | None, float | None] = (None, None),
+                   limits: NoiseLimits | None = None) -> Comparison:
+        """A comparison of timings taken in interleaved rounds elsewhere (seconds, one per round)."""
+        shares = cpu_shares or {}
+        measurements = tuple(
+            Measurement(name, device, FirstCalls(FirstCall(0.0)), Stats.from_samples(list(times)), None,
+                        CompileStats(0, 0, (), 0, ()), shares.get(name))
+            for name, times in samples.items())
+        return cls(device, baseline or next(iter(samples)), measurements, threads, 1, (), loads[0], loads[1],
+                   limits=limits or NoiseLimits())
 
     def __getitem__(self, name: str) -> Measurement:
         for measurement in self.measurements:
@@ -117,86 +236,191 @@ class Comparison:
         reference = self[over or self.baseline].timing.median_s
         return reference / self[name].timing.median_s
 
+    def interval(self, name: str, over: str | None = None) -> Interval:
+        """The speed-up of `name` over `over` with its 95 % bootstrap interval (ValueError with fewer
+        than ``verdict.MIN_BLOCKS`` timing blocks on a side)."""
+        base, cand = self[over or self.baseline].timing, self[name].timing
+        return ratio_interval(base.samples, cand.samples, paired=self.paired)
+
+    def _interval_or_none(self, name: str) -> Interval | None:
+        """For tables: the interval against the baseline, None for the baseline or too few blocks."""
+        if name == self.baseline:
+            return None
+        try:
+            return self.interval(name)
+        except ValueError:
+            return None
+
+    def noise(self, *names: str) -> tuple[str, ...]:
+        """Why the measurements of ``names`` (default: all) are too noisy for a verdict; empty if not."""
+        reasons = []
+        chosen = [self[n] for n in names] if names else list(self.measurements)
+        for m in chosen:
+            if m.timing.spread > self.limits.spread:
+                reasons.append(f"{m.name}: blocks spread {m.timing.spread:.0%} of the median "
+                               f"(limit {self.limits.spread:.0%})")
+            if m.cpu_share is not None and m.cpu_share < self.limits.cpu_share:
+                reasons.append(f"{m.name}: had the CPU {m.cpu_share:.0%} of the time "
+                               f"(limit {self.limits.cpu_share:.0%})")
+        loads = [x for x in (self.load_average, self.load_average_end) if x is not None]
+        if loads and max(loads) > self.limits.load_per_cpu * self.cpus:
+            reasons.append(f"machine busy: load average {max(loads):.2f} on {self.cpus} CPUs")
+        return tuple(reasons)
+
+    def judge(self, name: str, over: str | None = None, delta: float = DELTA) -> Judgement:
+        """The verdict on `name` against `over` (default: the baseline), by the rule in ``verdict``."""
+        baseline = over or self.baseline
+        interval = self.interval(name, baseline)
+        noise = self.noise(name, baseline)
+        width = (interval.high - interval.low) / interval.ratio
+        if width > self.limits.width:
+            noise += (f"the interval is {width:.0%} of the ratio wide (limit {self.limits.width:.0%})",)
+        return Judgement(name, baseline, interval, delta, noise)
+
     def rows(self) -> list[dict[str, Any]]:
-        """One row per candidate, in microseconds, for a table."""
-        return [
-            {
+        """One row per candidate, every number in seconds or bytes, for the raw table."""
+        rows = []
+        for m in self.measurements:
+            interval = self._interval_or_none(m.name)
+            cold, warm = m.first.cold, m.first.warm
+            rows.append({
                 "candidate": m.name,
                 "device": m.device,
-                "first_call_s": round(m.first_call_s, 4),
+                "cold_first_call_s": _round(cold.wall_s),
+                "cold_dynamo_s": _round(cold.dynamo_s),
+                "cold_inductor_s": _round(cold.inductor_s),
+                "warm_first_call_s": _round(warm.wall_s if warm else None),
+                "warm_dynamo_s": _round(warm.dynamo_s if warm else None),
+                "warm_inductor_s": _round(warm.inductor_s if warm else None),
                 "median_us": round(m.timing.median_s * 1e6, 3),
                 "iqr_us": round(m.timing.iqr_s * 1e6, 3),
-                "repeats": m.timing.repeats,
-                "calls_per_repeat": m.timing.number_per_repeat,
-                "speedup": round(self.speedup(m.name), 3),
+                "blocks": m.timing.repeats,
+                "calls_per_block": m.timing.number_per_repeat,
+                "speedup": round(self.speedup(m.name), 4),
+                "speedup_low": None if interval is None else round(interval.low, 4),
+                "speedup_high": None if interval is None else round(interval.high, 4),
+                "cpu_share": None if m.cpu_share is None else round(m.cpu_share, 3),
                 "peak_mem_bytes": m.peak_memory_bytes,
                 "graphs": m.compile.graphs,
                 "graph_breaks": m.compile.graph_breaks,
                 "recompiles": m.compile.recompiles,
                 "break_reasons": m.compile.break_summary,
-            }
-            for m in self.measurements
-        ]
+            })
+        return rows
 
     def caption(self) -> str:
         parts = [
-            f"device {self.device}, {self.threads} thread{'s' * (self.threads != 1)}, "
+            f"device {self.device}, {self.threads} thread{'s' * (self.threads != 1)} "
+            "(pinned by the harness), "
             f"{self.input_sets} rotating input set(s);",
-            f"median and IQR per call over the repeats; speed-up = median of {self.baseline} / median;",
-            "first call timed apart (includes compilation)",
+            f"median and IQR per call over {self.measurements[0].timing.repeats} interleaved rounds; "
+            f"speed-up = median of {self.baseline} / median, 95 % bootstrap interval over the rounds;",
+            "cold first call: fresh empty Inductor cache and Dynamo reset; warm: the same cache filled; "
+            "split into Dynamo tracing and backend (AOTAutograd + Inductor) from torch's compile metrics; "
+            "single samples",
         ]
         if self.load_average is not None:
-            parts.append(f"(1-min load average {self.load_average:.2f} on {os.cpu_count()} CPUs)")
+            parts.append(f"(1-min load average {self.load_average:.2f} to {self.load_average_end or 0:.2f} "
+                         f"on {self.cpus} CPUs)")
+        noise = self.noise()
+        if noise:
+            parts.append("NOISY: " + "; ".join(noise))
         return "; ".join([" ".join(parts), *self.notes])
 
     def display_rows(self) -> list[dict[str, Any]]:
         """One row per candidate for a post: Chinese headers with units, numbers at a readable precision.
 
-        Times are in one unit per column (the largest that keeps every value under 1000, or 10000 for
-        first calls); the peak memory column appears only where it was measured.
+        Times are in one unit per column (the largest that keeps every value under 1000); compile
+        columns appear when a candidate compiled, the peak memory column where it was measured.
         """
         unit, scale = _time_unit([m.timing.median_s for m in self.measurements])
-        # First calls span orders of magnitude (eager vs compiling): seconds only from 10 s up.
-        first_unit, first_scale = _time_unit([m.first_call_s for m in self.measurements], below=10_000)
+        compiled = any(m.first.warm is not None for m in self.measurements)
         with_memory = any(m.peak_memory_bytes is not None for m in self.measurements)
         rows = []
         for m in self.measurements:
-            row: dict[str, Any] = {
-                "写法": m.name,
-                f"首次调用（含编译，{first_unit}）": readable(m.first_call_s * first_scale),
-                f"中位数（{unit}）": readable(m.timing.median_s * scale),
-                f"IQR（{unit}）": readable(m.timing.iqr_s * scale),
-                "重复次数": m.timing.repeats,
-                "加速比": f"{self.speedup(m.name):.2f}×",
-            }
+            row: dict[str, Any] = {"写法": m.name}
+            if compiled:
+                warm = m.first.warm
+                row["冷编译首次调用 s（Dynamo / Inductor）"] = m.first.cold.summary() if warm else "—"
+                row["热缓存首次调用 s（Dynamo / Inductor）"] = warm.summary() if warm else "—"
+            row[f"中位数（{unit}）"] = readable(m.timing.median_s * scale)
+            row[f"IQR（{unit}）"] = readable(m.timing.iqr_s * scale)
+            row["轮数"] = m.timing.repeats
+            row["加速比（95 % 区间）"] = self.speedup_text(m.name)
             if with_memory:
                 peak = m.peak_memory_bytes
                 row["峰值显存（MiB）"] = None if peak is None else readable(peak / 2**20)
             rows.append(row)
         return rows
 
+    def speedup_text(self, name: str, over: str | None = None) -> str:
+        """"2.31×（2.20–2.45）": the speed-up over ``over`` (default: the baseline) with its interval."""
+        if name == (over or self.baseline):
+            return "1（基准）"
+        try:
+            interval = self.interval(name, over)
+        except ValueError:  # too few blocks for an interval
+            return f"{readable(self.speedup(name, over))}×"
+        return f"{readable(interval.ratio)}×（{readable(interval.low)}–{readable(interval.high)}）"
+
     def display_caption(self, caption: str | None = None) -> str:
         """A short Chinese caption: what was compared, the device, the thread count and the method."""
+        rounds = self.measurements[0].timing.repeats
         parts = [
-            f"设备 {self.device}，{self.threads} 线程，{self.input_sets} 组输入轮换",
-            "首次调用单独计时（含编译）；其余为预热后每次调用的中位数与四分位距（IQR）",
-            f"加速比 = {self.baseline} 的中位数 ÷ 本行的中位数",
+            f"设备 {self.device}，{self.threads} 线程（由测量框架固定），{self.input_sets} 组输入轮换",
+            f"预热后各写法交替计时 {rounds} 轮，取每次调用的中位数与四分位距（IQR）",
+            f"加速比 = {self.baseline} 的中位数 ÷ 本行的中位数，"
+            "括号内为按轮自助法（bootstrap）得到的 95 % 区间",
         ]
+        if any(m.first.warm is not None for m in self.measurements):
+            parts.append("冷编译：重置 Dynamo、使用全新的空 Inductor 缓存目录；"
+                         "热缓存：同一缓存目录已填满后再次首次调用；"
+                         "括号内为 torch 编译指标中的 Dynamo 跟踪与 Inductor（含 AOTAutograd）时间；"
+                         "均为单次测量")
         if self.device != "cuda":
             parts.append(CPU_MEMORY_NOTE_ZH)
+        if self.noise():
+            parts.append("测量受干扰（" + "；".join(self.noise()) + "），不据此下结论")
         return "；".join([caption, *parts] if caption else parts) + "。"
 
     def record(self, name: str, caption: str | None = None) -> None:
         """Record the comparison twice: `name`, compact for the post, and `name.raw`, every number.
 
-        The raw table keeps seconds, calls per repeat, graphs, breaks and their reasons, recompiles,
-        and the full method in its caption (load average included), so nothing measured is lost.
+        The raw table keeps seconds, calls per block, the interval, CPU share, compile splits, graphs,
+        breaks and their reasons, recompiles, and the full method in its caption (load average and
+        noise included), so nothing measured is lost.
         """
         from perfblog.generator.record import table
 
         table(name, self.display_rows(), caption=self.display_caption(caption))
         full = self.caption() if caption is None else f"{caption} ({self.caption()})"
         table(f"{name}.raw", self.rows(), caption=full)
+
+    def record_verdict(self, name: str, candidate: str, over: str | None = None, *, delta: float = DELTA,
+                       expect: str | Mapping[str, str] | None = None) -> Judgement:
+        """Record the verdict on `candidate` against `over` (default: the baseline) as `name`.
+
+        ``expect``: the verdict the post relies on ("faster", "slower", "no-difference",
+        "inconclusive"), or one per device kind ({"cpu": "faster", "cuda": "faster"}). A run whose
+        verdict differs fails `blog run`, which keeps the previous result.
+        """
+        from perfblog.generator.record import verdict
+
+        judgement = self.judge(candidate, over, delta)
+        verdict(name, judgement, device=self.device, expect=expect, line=_caller_line())
+        return judgement
+
+
+def _round(value: float | None, digits: int = 4) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+def _caller_line() -> int | None:
+    """The line, within the snippet's cell, that called into the harness (for messages)."""
+    frame = inspect.currentframe()
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("perfblog."):
+        frame = frame.f_back
+    return frame.f_lineno if frame is not None else None
 
 
 def _time_unit(seconds: Sequence[float], below: float = 1000) -> tuple[str, float]:
@@ -261,6 +485,155 @@ def count_compiles(run: Callable[[], Any]) -> CompileStats:
     return read_compile_stats()
 
 
+# --- threads, caches and first calls ----------------------------------------------------------------
+
+
+def threads_for(device: str, threads: int | None = None) -> int:
+    """The CPU thread count a measurement on ``device`` uses: the argument, ``BLOG_BENCH_THREADS``, 1."""
+    if threads is None:
+        threads = int(os.environ.get(THREADS_ENV) or THREADS)
+    if threads < 1:
+        raise ValueError(f"threads must be at least 1, not {threads}")
+    return threads
+
+
+@contextlib.contextmanager
+def pinned_threads(device: str, threads: int | None = None) -> Iterator[int]:
+    """On CPU, torch's thread count set for what runs inside (and restored after); the count in use."""
+    import torch
+
+    if device == "cuda":
+        yield torch.get_num_threads()
+        return
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads_for(device, threads))
+    try:
+        yield torch.get_num_threads()
+    finally:
+        torch.set_num_threads(before)
+
+
+def pin_threads(device: str, threads: int | None = None) -> int:
+    """Pin torch's CPU threads for the rest of the kernel (before compiling a model measured later)."""
+    import torch
+
+    if device != "cuda":
+        torch.set_num_threads(threads_for(device, threads))
+    return torch.get_num_threads()
+
+
+@contextlib.contextmanager
+def inductor_cache_dir(path: str) -> Iterator[None]:
+    """Inductor's and Triton's on-disk caches in ``path`` for what runs inside (restored after)."""
+    saved = {k: os.environ.get(k) for k in ("TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR")}
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = path
+    os.environ["TRITON_CACHE_DIR"] = os.path.join(path, "triton")
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def _forget_compiled() -> None:
+    """Dynamo's caches and Inductor's in-memory caches: a new process's state, minus its imports."""
+    import torch
+
+    torch._dynamo.reset()
+    inductor_utils = sys.modules.get("torch._inductor.utils")
+    if inductor_utils is not None:  # never imported: nothing of Inductor's is cached in memory
+        clear = getattr(inductor_utils, "clear_caches", None) or inductor_utils.clear_inductor_caches
+        clear()
+
+
+_process_warmed: set[str] = set()
+
+
+def _warm_process(device: str) -> None:
+    """Pay the process's one-off compiler start-up (imports, first launch) on a throwaway function."""
+    if device in _process_warmed:
+        return
+    import torch
+
+    root = tempfile.mkdtemp(prefix="bench-warm-")
+    try:
+        with inductor_cache_dir(root):
+            torch.compile(lambda t: torch.relu(t) * 2 + 1)(torch.randn(8, 8, device=device))
+            torch._dynamo.reset()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    _process_warmed.add(device)
+
+
+def _is_compiled(fn: Any) -> bool:
+    """Whether ``fn`` came from ``torch.compile`` (a wrapped function or an OptimizedModule)."""
+    if getattr(fn, "_torchdynamo_orig_callable", None) is not None:
+        return True
+    from torch._dynamo.eval_frame import OptimizedModule
+
+    return isinstance(fn, OptimizedModule)
+
+
+def _timed_first_call(call: Callable[[], Any], sync: Callable[[], None]) -> tuple[FirstCall, Any]:
+    """One call timed on its own, split by the compilation metrics it left (cleared before)."""
+    from torch._dynamo.utils import clear_compilation_metrics, get_compilation_metrics
+
+    clear_compilation_metrics()
+    sync()
+    start = time.perf_counter()
+    output = call()
+    sync()
+    wall = time.perf_counter() - start
+    metrics = list(get_compilation_metrics())
+    if not metrics:
+        return FirstCall(wall), output
+    total = sum(getattr(m, "entire_frame_compile_time_s", None) or 0.0 for m in metrics)
+    backend = sum(getattr(m, "backend_compile_time_s", None) or 0.0 for m in metrics)
+    split = FirstCall(wall, dynamo_s=max(total - backend, 0.0), inductor_s=backend, frames=len(metrics))
+    return split, output
+
+
+def first_calls(call: Callable[[], Any], *, device: str | None = None, threads: int | None = None,
+                cache_dir: str | None = None) -> FirstCalls:
+    """Time ``call()`` from an empty compile cache (cold), then again with the cache it filled (warm).
+
+    For code the harness does not time itself (a model's whole generation loop): Dynamo is reset and
+    the in-memory caches cleared before each; the cache directory, fresh and empty, is ``cache_dir``
+    (kept, so the caller can compile again from it) or a temporary one. ``stats`` says what Dynamo did
+    during the cold call. The warm call leaves ``call`` compiled.
+    """
+    from perfblog.generator.errors import GeneratorError
+
+    device = device or target_device()
+    sync = _syncer(device)
+    with pinned_threads(device, threads), contextlib.ExitStack() as stack:
+        path = cache_dir or stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-cache-"))
+        os.makedirs(path, exist_ok=True)
+        if os.listdir(path):
+            raise GeneratorError(f"{path}: a cold compile needs an empty cache directory")
+        _warm_process(device)
+        with inductor_cache_dir(path):
+            _forget_compiled()
+            reset_compile_stats()
+            cold, _ = _timed_first_call(call, sync)
+            stats = read_compile_stats()
+            _forget_compiled()
+            warm, _ = _timed_first_call(call, sync)
+    return FirstCalls(cold, warm if cold.compiled else None, stats)
+
+
+def _syncer(device: str) -> Callable[[], None]:
+    if device == "cuda":
+        return _cuda_module().synchronize
+    return lambda: None
+
+
+# --- comparing candidates -----------------------------------------------------------------------------
+
+
 def compare(
     candidates: Mapping[str, Callable[..., Any]],
     inputs: Sequence[Sequence[Any]],
@@ -273,14 +646,18 @@ def compare(
     reset: bool = True,
     rtol: float | None = None,
     atol: float | None = None,
+    threads: int | None = None,
+    rounds: int = ROUNDS,
+    limits: NoiseLimits | None = None,
 ) -> Comparison:
     """Measure every candidate on the same input sets (a list of argument tuples, rotated per call).
 
+    ``min_run_time`` is the timing budget per candidate, spread over ``rounds`` interleaved rounds.
     With `check`, every candidate's first output must equal the baseline's (``torch.testing.assert_close``)
     so that a speed-up is never reported for a function that computes something else.
-    With `reset`, Dynamo is reset before each candidate: its cache lives on the code object, so two
-    ``torch.compile`` wrappers of one function with different options would otherwise share graphs,
-    and the first call would not always include compilation.
+    With `reset` (the default), each candidate starts from a reset Dynamo: its cache lives on the code
+    object, so two ``torch.compile`` wrappers of one function would otherwise share graphs, and the
+    first call would not always include compilation.
     """
     import torch
 
@@ -295,53 +672,108 @@ def compare(
     arg_sets = [tuple(args) for args in inputs]
     for index, args in enumerate(arg_sets):
         _refuse_all_zero(args, index)
-    clock = CudaClock(_cuda_module()) if device == "cuda" else CpuClock(torch.get_num_threads())
 
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
-    measurements = []
-    reference: Any = None
-    for name, fn in candidates.items():
-        if reset:
-            torch._dynamo.reset()
-        measurement, output = _measure(name, fn, arg_sets, clock, device, min_run_time, warmup)
-        if check and name == baseline:
-            reference = output
-        measurements.append((measurement, output))
+    with pinned_threads(device, threads) as pinned, \
+            tempfile.TemporaryDirectory(prefix="bench-cache-") as root:
+        clock = CudaClock(_cuda_module()) if device == "cuda" else CpuClock(pinned)
+        prepared = [_Candidate(name, fn, arg_sets, root) for name, fn in candidates.items()]
+        for candidate in prepared:
+            candidate.first_calls(clock, device, reset, warmup)
+        if reset:  # each reset forgot the candidates before it: compile them again, from their warm caches
+            for candidate in prepared:
+                candidate.warm_up(clock, warmup)
+        load = _load_average()
+        blocks = _interleaved(prepared, clock, min_run_time, rounds)
+        load_end = _load_average()
+        measurements = [c.measurement(device, clock, blocks[c.name]) for c in prepared]
+
     if check:
+        reference = next(c.output for c in prepared if c.name == baseline)
         kwargs = {} if rtol is None and atol is None else {"rtol": rtol or 0.0, "atol": atol or 0.0}
-        for measurement, output in measurements:
+        for c in prepared:
             torch.testing.assert_close(
-                output, reference, **kwargs,
-                msg=lambda m, name=measurement.name: f"{name} differs from {baseline}: {m}",
+                c.output, reference, **kwargs,
+                msg=lambda m, name=c.name: f"{name} differs from {baseline}: {m}",
             )
     notes = () if device == "cuda" else (CPU_MEMORY_NOTE,)
-    return Comparison(device, baseline, tuple(m for m, _ in measurements), clock.threads,
-                      len(arg_sets), notes, load)
+    comparison = Comparison(device, baseline, tuple(measurements), clock.threads, len(arg_sets), notes,
+                            load, load_end, limits=limits or NoiseLimits())
+    _warn_if_noisy(comparison)
+    return comparison
 
 
-def _measure(
-    name: str,
-    fn: Callable[..., Any],
-    arg_sets: list[tuple[Any, ...]],
-    clock: Clock,
-    device: str,
-    min_run_time: float,
-    warmup: int,
-) -> tuple[Measurement, Any]:
-    reset_compile_stats()
-    clock.sync()
-    start = time.perf_counter()
-    output = fn(*arg_sets[0])
-    clock.sync()
-    first_call_s = time.perf_counter() - start
-    output = _snapshot(output)
-    for args in itertools.islice(itertools.cycle(arg_sets), max(warmup, len(arg_sets))):
-        fn(*args)
-    clock.sync()
-    call = _rotating(fn, arg_sets)
-    stats = clock.measure(call, min_run_time)
-    peak = clock.peak_memory(lambda: fn(*arg_sets[0]))
-    return Measurement(name, device, first_call_s, stats, peak, read_compile_stats()), output
+class _Candidate:
+    """One candidate through the phases of ``compare``: first calls, warm-up, blocks."""
+
+    def __init__(self, name: str, fn: Callable[..., Any], arg_sets: list[tuple[Any, ...]], root: str) -> None:
+        self.name = name
+        self.fn = fn
+        self.arg_sets = arg_sets
+        self.cache = tempfile.mkdtemp(dir=root)  # its own, empty: the cold first call fills it
+        self.call = _rotating(fn, arg_sets)
+        self.output: Any = None
+        self.first = FirstCalls(FirstCall(0.0))
+        self.stats = CompileStats(0, 0, (), 0, ())
+        self.number = 1  # calls per timed block, set by calibration
+
+    def first_calls(self, clock: Clock, device: str, reset: bool, warmup: int) -> None:
+        """Cold and warm first calls (warm only when it compiled), and what Dynamo did on every input."""
+        if reset and _is_compiled(self.fn):
+            _warm_process(device)
+        with inductor_cache_dir(self.cache):
+            if reset:
+                _forget_compiled()
+            reset_compile_stats()
+            cold, output = _timed_first_call(lambda: self.fn(*self.arg_sets[0]), clock.sync)
+            self.output = _snapshot(output)
+            self.warm_up(clock, warmup)
+            self.stats = read_compile_stats()
+            warm = None
+            if cold.compiled:
+                _forget_compiled()
+                warm, _ = _timed_first_call(lambda: self.fn(*self.arg_sets[0]), clock.sync)
+        self.first = FirstCalls(cold, warm)
+
+    def warm_up(self, clock: Clock, warmup: int) -> None:
+        """Every input set at least once (recompilations happen here, not while timing)."""
+        with inductor_cache_dir(self.cache):
+            for args in itertools.islice(itertools.cycle(self.arg_sets), max(warmup, len(self.arg_sets))):
+                self.fn(*args)
+            clock.sync()
+
+    def measurement(self, device: str, clock: Clock, blocks: list[tuple[float, float | None]]) -> Measurement:
+        samples = [t for t, _ in blocks]
+        shares = [s for _, s in blocks if s is not None]
+        stats = Stats.from_samples(samples, self.number)
+        peak = clock.peak_memory(lambda: self.fn(*self.arg_sets[0]))
+        return Measurement(self.name, device, self.first, stats, peak, self.stats,
+                           statistics.median(shares) if shares else None)
+
+
+def _interleaved(candidates: list[_Candidate], clock: Clock, min_run_time: float,
+                 rounds: int) -> dict[str, list[tuple[float, float | None]]]:
+    """Per candidate, one (seconds per call, CPU share) per round; the order rotates from round to round."""
+    from perfblog.generator.verdict import MIN_BLOCKS
+
+    rounds = max(rounds, MIN_BLOCKS)
+    target = max(min_run_time / rounds, clock.min_block_s)
+    for c in candidates:
+        c.number = clock.calibrate(c.call, target)
+    blocks: dict[str, list[tuple[float, float | None]]] = {c.name: [] for c in candidates}
+    for r in range(rounds):
+        for c in candidates[r % len(candidates):] + candidates[:r % len(candidates)]:
+            blocks[c.name].append(clock.block(c.call, c.number))
+    return blocks
+
+
+def _load_average() -> float | None:
+    return os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+
+
+def _warn_if_noisy(comparison: Comparison) -> None:
+    noise = comparison.noise()
+    if noise:
+        print(f"bench: noisy measurement, no verdict will rest on it: {'; '.join(noise)}", file=sys.stderr)
 
 
 def _snapshot(output: Any) -> Any:
@@ -377,25 +809,84 @@ def _cuda_module() -> Any:
     return torch.cuda
 
 
+# --- whole runs in rounds -----------------------------------------------------------------------------
+
+
+def interleave(runs: Mapping[str, Callable[[], Mapping[str, float]]], *, repeats: int = ROUNDS,
+               device: str | None = None, threads: int | None = None, baseline: str | None = None,
+               limits: NoiseLimits | None = None) -> dict[str, Comparison]:
+    """Time whole runs the harness cannot split into calls (a model's prefill and decode loop).
+
+    Each run returns seconds per metric ({"prefill": s, "decode": s per token}); the runs take turns
+    ``repeats`` times (the order rotating), and each metric becomes a ``Comparison`` with the same
+    intervals, verdicts and noise checks as ``compare``. Runs must be warmed up (compiled) before.
+    """
+    from perfblog.generator.verdict import MIN_BLOCKS
+
+    device = device or target_device()
+    names = list(runs)
+    if not names:
+        raise ValueError("nothing to compare")
+    repeats = max(repeats, MIN_BLOCKS)
+    sync = _syncer(device)
+    samples: dict[str, list[Mapping[str, float]]] = {name: [] for name in names}
+    shares: dict[str, list[float]] = {name: [] for name in names}
+    with pinned_threads(device, threads) as pinned:
+        load = _load_average()
+        for r in range(repeats):
+            for name in names[r % len(names):] + names[:r % len(names)]:
+                sync()
+                cpu, wall = time.process_time(), time.perf_counter()
+                samples[name].append(runs[name]())
+                sync()
+                if device != "cuda":
+                    shares[name].append((time.process_time() - cpu) / ((time.perf_counter() - wall) * pinned))
+        load_end = _load_average()
+    medians = {name: statistics.median(shares[name]) if shares[name] else None for name in names}
+    comparisons = {}
+    for metric in samples[names[0]][0]:
+        comparisons[metric] = Comparison.of_samples(
+            device, {name: [s[metric] for s in samples[name]] for name in names}, baseline=baseline,
+            threads=pinned, cpu_shares=medians, loads=(load, load_end), limits=limits)
+        _warn_if_noisy(comparisons[metric])
+    return comparisons
+
+
+# --- clocks -------------------------------------------------------------------------------------------
+
+
 class Clock:
     """How one device is timed and synchronised."""
 
     threads: int = 0
+    #: Blocks are grown until one takes at least this long, so the clock's overhead is negligible.
+    min_block_s = 1e-3
 
     def sync(self) -> None:
         raise NotImplementedError
 
-    def measure(self, call: Callable[[], Any], min_run_time: float) -> Stats:
+    def block(self, call: Callable[[], Any], number: int) -> tuple[float, float | None]:
+        """Seconds per call over ``number`` calls, and the CPU share (None where it means nothing)."""
         raise NotImplementedError
+
+    def calibrate(self, call: Callable[[], Any], target_s: float) -> int:
+        """Calls per block so that a block takes about ``target_s`` (and at least ``min_block_s``)."""
+        number = 1
+        while number < 1 << 20:
+            per_call, _ = self.block(call, number)
+            elapsed = per_call * number
+            if elapsed >= target_s:
+                break
+            grow = 10 if elapsed <= 0 else math.ceil(target_s / elapsed)
+            number *= max(2, min(10, grow))
+        return number
 
     def peak_memory(self, call: Callable[[], Any]) -> int | None:
         raise NotImplementedError
 
 
 class CpuClock(Clock):
-    """CPU timing through torch.utils.benchmark, with the process's thread count."""
-
-    min_repeats = 10
+    """CPU blocks through ``torch.utils.benchmark.Timer.timeit`` with the pinned thread count."""
 
     def __init__(self, threads: int) -> None:
         self.threads = threads
@@ -403,16 +894,14 @@ class CpuClock(Clock):
     def sync(self) -> None:
         """CPU work is synchronous."""
 
-    def measure(self, call: Callable[[], Any], min_run_time: float) -> Stats:
+    def block(self, call: Callable[[], Any], number: int) -> tuple[float, float | None]:
         from torch.utils.benchmark import Timer
 
         timer = Timer(stmt="call()", globals={"call": call}, num_threads=self.threads)
-        result = timer.blocked_autorange(min_run_time=min_run_time)
-        samples = list(result.times)
-        # On a loaded machine one slow block can use up min_run_time: top up to a usable sample.
-        while len(samples) < self.min_repeats:
-            samples.extend(timer.timeit(result.number_per_run).times)
-        return Stats.from_samples(samples, result.number_per_run)
+        cpu, wall = time.process_time(), time.perf_counter()
+        measured = timer.timeit(number)
+        share = (time.process_time() - cpu) / ((time.perf_counter() - wall) * self.threads)
+        return measured.median, min(share, 1.0)
 
     def peak_memory(self, call: Callable[[], Any]) -> int | None:
         return None
@@ -421,10 +910,6 @@ class CpuClock(Clock):
 class CudaClock(Clock):
     """CUDA timing: events around blocks of calls, a synchronisation before every reading."""
 
-    #: Blocks are grown until one takes at least this long, so event overhead is negligible.
-    min_block_s = 1e-3
-    min_repeats = 10
-
     def __init__(self, cuda: Any) -> None:
         self.cuda = cuda
         self.threads = 1
@@ -432,7 +917,7 @@ class CudaClock(Clock):
     def sync(self) -> None:
         self.cuda.synchronize()
 
-    def _block(self, call: Callable[[], Any], number: int) -> float:
+    def block(self, call: Callable[[], Any], number: int) -> tuple[float, float | None]:
         start = self.cuda.Event(enable_timing=True)
         end = self.cuda.Event(enable_timing=True)
         self.cuda.synchronize()
@@ -441,19 +926,7 @@ class CudaClock(Clock):
             call()
         end.record()
         self.cuda.synchronize()
-        return start.elapsed_time(end) / 1e3  # ms -> s
-
-    def measure(self, call: Callable[[], Any], min_run_time: float) -> Stats:
-        number = 1
-        while (elapsed := self._block(call, number)) < self.min_block_s and number < 1 << 20:
-            number *= 2 if elapsed <= 0 else max(2, min(10, int(self.min_block_s / elapsed) + 1))
-        samples: list[float] = []
-        total = 0.0
-        while total < min_run_time or len(samples) < self.min_repeats:
-            block = self._block(call, number)
-            samples.append(block / number)
-            total += block
-        return Stats.from_samples(samples, number)
+        return start.elapsed_time(end) / 1e3 / number, None  # ms -> s
 
     def peak_memory(self, call: Callable[[], Any]) -> int | None:
         self.cuda.synchronize()
@@ -461,4 +934,3 @@ class CudaClock(Clock):
         call()
         self.cuda.synchronize()
         return int(self.cuda.max_memory_allocated())
-

@@ -8,19 +8,22 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 from perfblog.core import fonts
 from perfblog.core.errors import FontError
 from perfblog.core.fsio import atomic_write
-from perfblog.generator import charts, maths, outputs, render, sanitize
+from perfblog.core.project import page_language
+from perfblog.generator import charts, claims, maths, outputs, phrases, render, sanitize
 from perfblog.generator.engine import Engine
 from perfblog.generator.errors import GeneratorError
 from perfblog.generator.report import BuildReport, Entry
 from perfblog.generator.resolve import Status
-from perfblog.generator.result import IMAGE_NAME, ChartRecord
+from perfblog.generator.result import IMAGE_NAME, ChartRecord, ValueRecord
 
 log = logging.getLogger("mkdocs.plugins.snippets")
 
@@ -35,14 +38,17 @@ class Build:
 
     def __init__(self, engine: Engine, project_dir: Path,
                  rerunning: Callable[[str], bool] | None = None, *, chart_pngs: bool = True,
-                 chart_font: str | None = None, options: outputs.Options | None = None) -> None:
+                 chart_font: str | None = None, options: outputs.Options | None = None,
+                 language: str = "zh-CN", torch: str | None = None) -> None:
         self.engine = engine
         self.project_dir = project_dir
         # Serve only: whether the background preview has this snippet queued or running.
         self.rerunning = rerunning or (lambda stem: False)
+        self.language = language  # the site's; a post's front matter `lang` wins
+        self.torch = torch  # the torch version posts describe unless their front matter says `torch:`
         self.report = BuildReport(engine.mode, engine.device_class)
-        self.renderer = render.Renderer(self.lookup, render.image_url, chart_shown=self._chart_shown,
-                                        options=options)
+        self.renderer = render.Renderer(self.lookup, render.image_url, self._warn_line,
+                                        chart_shown=self._chart_shown, options=options)
         self.chart_pngs = chart_pngs
         self.chart_font = chart_font
         self._charts: dict[str, ChartRecord] = {}  # site path of the PNG -> the chart it shows
@@ -51,11 +57,29 @@ class Build:
         self._embeds: dict[str, list[str]] = {}  # post -> stems it embeds, in order of first use
         self._warned: set[tuple[str, str]] = set()
 
-    def render_page(self, markdown: str, src_path: str, page_url: str, lang: str = "zh") -> str:
-        """Render a post's embeds; EmbedError names the post and line."""
+    def render_page(self, markdown: str, src_path: str, page_url: str,
+                    meta: Mapping[str, Any] | None = None) -> str:
+        """Render a post's embeds; EmbedError names the post and line. Then the checks that fail a
+        strict build (a comparison stated with a bare ratio), and the page's torch-version note."""
+        meta = meta or {}
         post = self._display(Path(src_path))
         self._embeds[post] = []
-        return self.renderer.render(markdown, post, _line_offset(Path(src_path), markdown), page_url, lang)
+        offset = _line_offset(Path(src_path), markdown)
+        declared = meta.get("torch")
+        page = render.Page(url=page_url, language=page_language(meta, self.language),
+                           torch=str(declared) if declared is not None else self.torch)
+        rendered = self.renderer.render(markdown, post, offset, page)
+        for finding in claims.bare_ratios(markdown, self._shown_value, offset):
+            self._warn_line(post, finding.line, finding.message())
+        return _with_versions_note(rendered, self.renderer.shown, page)
+
+    def _shown_value(self, stem: str, name: str) -> ValueRecord | None:
+        resolved = self._prepared.get(stem)
+        result = resolved.status.result if resolved else None
+        return result.values.get(name) if result else None
+
+    def _warn_line(self, post: str, line: int | None, message: str) -> None:
+        log.warning("snippets: %s%s: %s", post, f":{line}" if line else "", message)
 
     def page_content(self, html: str, page_url: str, embeds: bool) -> str:
         """A page's HTML after Markdown: embeds' inert text readable again, MathJax's scripts where the
@@ -126,7 +150,10 @@ class Build:
         if not resolved.show_outputs or status.state == "fresh" or (stem, post) in self._warned:
             return
         self._warned.add((stem, post))
-        if status.state == "stale":
+        if status.state == "stale" and status.accepted:  # shown with its stale mark; not a build error
+            log.info("snippets: %s shows the stale GPU result of '%s' (%s), accepted until a GPU re-run by "
+                     "its header's accept_stale_gpu_until_rerun", post, stem, status.why)
+        elif status.state == "stale":
             log.warning("snippets: %s embeds snippet '%s' whose result on %s is stale: %s (%s)",
                         post, stem, status.device_class, status.why, self._remedy(stem))
         else:
@@ -205,6 +232,25 @@ def publish_images(source: Path, target: Path) -> None:
                 continue
             data = cleaned
         atomic_write(target / path.name, data)
+
+
+_MORE = re.compile(r"^<!--\s*more\s*-->[ \t]*$", re.M)
+_TITLE = re.compile(r"^# .*$", re.M)
+
+
+def _with_versions_note(markdown: str, shown: render.Shown, page: render.Page) -> str:
+    """Say once, early in the page, when its results come from more than one torch version."""
+    versions: dict[str, list[str]] = {}
+    for stem, version in shown.torch.items():
+        if version:
+            versions.setdefault(version, []).append(stem)
+    if len(versions) < 2:
+        return markdown
+    text = sanitize.text(phrases.of(page.language).versions_note(versions))
+    note = f'\n\n<p class="snippet-versions-note">{text}</p>\n'
+    anchor = _MORE.search(markdown) or _TITLE.search(markdown)
+    at = anchor.end() if anchor else 0
+    return markdown[:at] + note + markdown[at:]
 
 
 def _mkdir(path: Path) -> Path:

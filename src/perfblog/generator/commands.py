@@ -22,10 +22,10 @@ from perfblog.core.cli import add_project_option, load_project
 from perfblog.core.conventions import SNIPPETS_PLUGIN
 from perfblog.core.project import Layout
 from perfblog.generator import device, resolve
-from perfblog.generator.config import settings_of
+from perfblog.generator.config import declared_torch, settings_of
 from perfblog.generator.engine import Engine, Settings
 from perfblog.generator.errors import SnippetError
-from perfblog.generator.render import provenance_line
+from perfblog.generator.render import provenance_line, same_version
 from perfblog.generator.resolve import Mode
 from perfblog.generator.result import SCHEMA, SECTIONS, ErrorOutput, Output, StreamOutput
 from perfblog.generator.runner import RunResult
@@ -73,6 +73,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     migrate = sub.add_parser("migrate", help="rewrite stored results that an older perfblog wrote in the "
                                              "current result format")
+    migrate.add_argument("--rekey", nargs="+", metavar="MODULE", default=None,
+                         help="keep GPU results fresh across a change of these harness modules (e.g. "
+                              "src/perfblog/generator/bench.py snippets/_common.py) when their measured "
+                              "code is unchanged; see docs/devices-and-versions.md")
     _locations(migrate)
     migrate.set_defaults(handler=cmd_migrate)
 
@@ -89,7 +93,8 @@ def _engine(args: argparse.Namespace, mode: Mode = Mode.FROZEN) -> Engine:
     """The engine on the site's folders and options (mkdocs.yml, found upwards), or on explicit folders."""
     if args.snippets_dir is not None:
         layout = Layout.of_folders(Path.cwd(), args.snippets_dir, args.results_dir)
-        base = Settings(snippets_dir=layout.snippets_dir, results_dir=layout.results_dir)
+        base = Settings(snippets_dir=layout.snippets_dir, results_dir=layout.results_dir,
+                        torch_version=declared_torch(None))
     else:
         if args.results_dir is not None:
             raise SnippetError("--results-dir goes with --snippets-dir; "
@@ -136,15 +141,15 @@ def _run_due(engine: Engine, snippets: list[Snippet], console: Console) -> int:
             bar.remove_task(task)
             bar.advance(overall)
             if outcome.ok:
-                stored = display_path(engine.store.path(s.stem, engine.device_class))
-                console.print(f"[green]ok[/]   {s.stem} on {engine.device_class} "
+                stored = display_path(engine.store.path(s.stem, outcome.device_class))
+                console.print(f"[green]ok[/]   {s.stem} on {outcome.device_class} "
                               f"in {outcome.duration_s:.1f} s -> {stored}")
             else:
                 failures.append(outcome)
                 console.print(f"[red]FAIL[/] {outcome.error}", highlight=False)
                 if outcome.traceback:
                     console.print(outcome.traceback, markup=False, highlight=False)
-                kept = engine.store.path(s.stem, engine.device_class)
+                kept = engine.store.path(s.stem, outcome.device_class)
                 if kept.exists():
                     console.print(f"     the previous result {display_path(kept)} was kept")
     if failures:
@@ -161,11 +166,13 @@ def cmd_status(args: argparse.Namespace) -> int:
     engine = _engine(args)
     names = args.snippets or engine.stems()
     paths = [engine.path(name) for name in names]  # an unknown name is bad input before any output
-    table = Table(title=f"snippets (this machine: {engine.device_class})")
+    declared = engine.settings.torch_version
+    table = Table(title=f"snippets (this machine: {engine.device_class}; posts describe torch "
+                        f"{declared or 'unknown'})")
     for column in ("snippet", "device class", "state"):
         table.add_column(column, no_wrap=True)
     table.add_column("why", overflow="fold", ratio=1)
-    for column in ("ran at (UTC)", "duration", "shown"):
+    for column in ("torch", "ran at (UTC)", "duration", "shown"):
         table.add_column(column, no_wrap=True)
     bad = malformed = 0
     for path in paths:
@@ -173,19 +180,29 @@ def cmd_status(args: argparse.Namespace) -> int:
             snip = engine.snippet(str(path))
         except SnippetError as exc:
             malformed += 1
-            table.add_row(path.stem, "", "[red]malformed[/]", escape(str(exc)), "", "", "")
+            table.add_row(path.stem, "", "[red]malformed[/]", escape(str(exc)), "", "", "", "")
             continue
         shown = engine.shown(snip)
-        bad += shown.state != "fresh"
+        bad += shown.state != "fresh" and not shown.accepted
         for st in engine.status(snip):
             colour = {"fresh": "green", "stale": "yellow", "missing": "red"}[st.state]
             duration = st.result.provenance.duration_s if st.result else None
             is_shown = st.device_class == shown.device_class and st.result is shown.result
-            table.add_row(snip.stem, st.device_class, f"[{colour}]{st.state}[/]",
-                          st.why if st.state != "fresh" else "", st.ran_at.replace("T", " ")[:16],
+            accepted = "; accepted until a GPU re-run" if st.accepted else ""
+            why = "" if st.state == "fresh" else st.why + accepted
+            version = _torch_label(st.result.provenance.torch if st.result else None, declared)
+            table.add_row(snip.stem, st.device_class, f"[{colour}]{st.state}[/]", escape(why), version,
+                          st.ran_at.replace("T", " ")[:16],
                           f"{duration:.1f} s" if duration is not None else "", "yes" if is_shown else "")
     _console().print(table)
     return 2 if malformed else 1 if bad else 0
+
+
+def _torch_label(version: str | None, declared: str | None) -> str:
+    """The result's torch; labelled (not an error) when it is not the version the posts describe."""
+    if not version:
+        return ""
+    return version if same_version(version, declared) else f"[magenta]{version} (labelled)[/]"
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -236,6 +253,10 @@ def cmd_migrate(args: argparse.Namespace) -> int:
     for path in changed:
         console.print(f"migrated {display_path(path)}", highlight=False)
     console.print(f"{len(changed)} result file(s) rewritten in result format {SCHEMA}", highlight=False)
+    if args.rekey:
+        modules = [engine.module_path(name) for name in args.rekey]
+        for path, what in engine.rekey(modules):
+            console.print(f"{display_path(path)}: {what}", highlight=False, markup=False)
     return 0
 
 

@@ -48,6 +48,22 @@ class SnippetsConfig(base.Config):
     lines and a "show all" control; the rest is in the page either way."""
     output_colours = c.Type(bool, default=True)
     """Terminal colours in outputs: shown with the theme's palette, or (`false`) stripped everywhere."""
+    torch_version = c.Type(str, default="")
+    """The torch version posts describe (`"2.13"`); a post's front matter `torch:` wins. Results made under
+    another version are labelled with theirs, never stale. Empty: the installed torch's major.minor."""
+
+
+def declared_torch(options: SnippetsConfig | None) -> str | None:
+    """The site's declared torch version: the option, else the installed torch's major.minor (None
+    without torch). Read from the package metadata: importing torch would cost seconds."""
+    if options is not None and options.torch_version:
+        return options.torch_version
+    import importlib.metadata
+
+    try:
+        return ".".join(importlib.metadata.version("torch").split("+", 1)[0].split(".")[:2])
+    except importlib.metadata.PackageNotFoundError:
+        return None
 
 
 def settings_of(options: SnippetsConfig | None, layout: Layout) -> Settings:
@@ -64,6 +80,7 @@ def settings_of(options: SnippetsConfig | None, layout: Layout) -> Settings:
         device=options.exec_device,
         cell_timeout=options.exec_timeout_cell or None,
         snippet_timeout=options.exec_timeout_snippet or None,
+        torch_version=declared_torch(options),
     )
 
 

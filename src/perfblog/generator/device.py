@@ -31,6 +31,7 @@ class DeviceKind:
     detect: Callable[[], str | None]  # this machine's model of the kind (class suffix), None when absent
     torch_device: str  # what ``target_device()`` returns in the kernel (``BLOG_DEVICE``)
     probe: Callable[[], dict[str, Any] | None]  # in the kernel: the accelerator's provenance, None if unseen
+    used: Callable[[], bool] = probe.never_used  # in the kernel, after the cells: did the snippet use it?
     kernel_env: Mapping[str, str] = field(default_factory=dict)  # more variables for the kernel
     label: str = ""  # how messages name the accelerator ("CUDA"); empty for the CPU
     absent: str = ""  # why `--device <name>` cannot run on a machine without it
@@ -75,7 +76,7 @@ def _cpu_model() -> str:
 
 
 CUDA = DeviceKind(name="cuda", rank=0, detect=_nvidia_model, torch_device="cuda", probe=probe.cuda_gpu,
-                  label="CUDA", absent="no NVIDIA GPU found (nvidia-smi lists none)")
+                  used=probe.cuda_used, label="CUDA", absent="no NVIDIA GPU found (nvidia-smi lists none)")
 CPU = DeviceKind(name="cpu", rank=1, detect=_cpu_model, torch_device="cpu", probe=probe.no_accelerator,
                  kernel_env={"CUDA_VISIBLE_DEVICES": ""})  # torch in the kernel must not use a GPU
 
@@ -119,3 +120,30 @@ def rank(device_class: str) -> int:
 def preferred_order(classes: Iterable[str], current: str | None = None) -> list[str]:
     """Classes in display preference: by kind, the current machine's class first within a kind."""
     return sorted(classes, key=lambda c: (rank(c), c != current, c))
+
+
+#: What a snippet's header may declare as ``blog: {device: ...}``: any device, or one kind's name.
+DECLARATIONS = ("any", *sorted(KINDS))
+
+
+def run_kind(requested: DeviceKind, declared: str) -> DeviceKind:
+    """The kind a snippet runs as: a snippet declared ``cpu`` runs on the CPU even on a GPU machine."""
+    return KINDS[declared] if declared in KINDS and not KINDS[declared].accelerator else requested
+
+
+def file_under(kind: DeviceKind, device_class: str, declared: str, used: bool, described: bool) -> str:
+    """The device class a run is filed under: what the snippet really used, checked against its header.
+
+    ``used``: the kernel's torch started the accelerator; ``described``: the probe could describe it. A
+    run on an accelerator that never touched it measured the CPU: it is a CPU result of this machine,
+    unless the snippet declared that it measures the accelerator, which is then an error.
+    """
+    if not kind.accelerator:
+        return device_class
+    if used and described:
+        return device_class
+    if declared == kind.name:
+        why = "never used it" if not used else f"its torch sees no {kind.label} device"
+        raise GeneratorError(f"declares device: {kind.name} in its header, but the run on {device_class} "
+                             f"{why}; it is not stored")
+    return cpu_class()

@@ -6,15 +6,17 @@ only successful results. ``run`` may be called from a background thread (the ser
 
 from __future__ import annotations
 
+import os
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from pathlib import Path
 
 from perfblog.core.conventions import SNIPPET_SUFFIXES
 from perfblog.generator import device, resolve, runner, snippet
 from perfblog.generator.errors import SnippetError
 from perfblog.generator.resolve import Mode
-from perfblog.generator.result import Result
+from perfblog.generator.result import Rekey, Result
 from perfblog.generator.runner import Progress, RunOptions, RunResult
 from perfblog.generator.snippet import Snippet
 from perfblog.generator.store import Store
@@ -30,6 +32,7 @@ class Settings:
     device: str = "auto"  # "auto" or a kind's name in ``device.KINDS``
     cell_timeout: float | None = 600
     snippet_timeout: float | None = 1800
+    torch_version: str | None = None  # the torch posts describe: results of others are labelled
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mode", Mode(self.mode))  # a mode given by its name is the mode
@@ -100,7 +103,13 @@ class Engine:
 
     def needs_run(self, snip: Snippet, mode: Mode | None = None) -> bool:
         """Whether ``mode`` (default: the engine's) executes the snippet on this device now."""
-        return resolve.needs_run(snip, self.results(snip.stem), self.device_class, mode or self.mode)
+        return resolve.needs_run(snip, self.results(snip.stem), self.run_class(snip), mode or self.mode)
+
+    def run_class(self, snip: Snippet) -> str:
+        """The device class a run of ``snip`` here would aim at: a snippet declared ``device: cpu`` runs
+        on the CPU even on a GPU machine."""
+        kind = device.run_kind(self.kind, snip.options.get("device", "any"))
+        return self.device_class if kind is self.kind else device.cpu_class()
 
     def options(self) -> RunOptions:
         """The runner's options: this device and the configured timeouts."""
@@ -120,6 +129,49 @@ class Engine:
             if outcome.ok and outcome.result is not None:
                 self.store.save(outcome.result, outcome.images)
         return outcome
+
+    def rekey(self, modules: list[str]) -> list[tuple[Path, str]]:
+        """Keep GPU results fresh across a change of harness modules that left their measured code alone.
+
+        For each stored accelerator result that is stale, whose code cells are exactly the snippet's
+        current ones, and whose key differs only in ``modules`` (paths relative to the snippets dir,
+        changed, added or removed; a change of the key scheme included), the key and module hashes
+        become the current ones and a ``Rekey`` entry records what was waived. Returns (file, what
+        happened) for every accelerator result: CPU results are never re-keyed, they are re-run.
+        """
+        named = set(modules)
+        report = []
+        with self.store.lock():
+            for stem in self.stems():
+                snip = snippet.load(self.path(stem), self.settings.snippets_dir)
+                for cls, result in self.results(stem).items():
+                    kind = device.kind(cls)
+                    if kind is None or not kind.accelerator:
+                        continue
+                    path = self.store.path(stem, cls)
+                    reasons = resolve.stale_reasons(snip, result)
+                    if not reasons:
+                        report.append((path, "fresh already"))
+                        continue
+                    old, new = result.hashes.modules, snip.modules
+                    differing = {m for m in set(old) | set(new) if old.get(m) != new.get(m)}
+                    if result.hashes.code != snip.code_hash or not differing <= named:
+                        report.append((path, f"left stale: {'; '.join(reasons)}"))
+                        continue
+                    at = datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+                    hashes = replace(snip.hashes, file=result.hashes.file)
+                    rekeyed = replace(result, key=snip.key, hashes=hashes, rekeyed=(
+                        *result.rekeyed, Rekey(at=at, from_key=result.key, modules=tuple(sorted(differing)))))
+                    self.store.rewrite(rekeyed)
+                    waived = ", ".join(sorted(differing))
+                    report.append((path, f"re-keyed: measured code unchanged, only {waived} changed"))
+        return report
+
+    def module_path(self, name: str) -> str:
+        """A module as the key names it: relative to the snippets dir (given from here or from there)."""
+        here = Path(name)
+        candidate = here if here.exists() else self.settings.snippets_dir / name
+        return Path(os.path.relpath(candidate.resolve(), self.settings.snippets_dir)).as_posix()
 
 
 def _stamp(path: Path, parsed: Snippet) -> tuple[int, ...]:

@@ -34,7 +34,7 @@ from perfblog.core import state
 from perfblog.core.cli import add_project_option, load_project
 from perfblog.core.conventions import SNIPPETS_PLUGIN
 from perfblog.core.project import Project, front_matter_line
-from perfblog.generator import render, terminal
+from perfblog.generator import hidden, render, terminal
 from perfblog.generator.config import settings_of
 from perfblog.generator.engine import Engine
 from perfblog.generator.errors import ExportError
@@ -109,7 +109,7 @@ class MarkdownEmbeds(Embeds):
     def code(self, snippet: str, cell: str) -> str:
         res = self._get(snippet)
         found = self._code_cell(res, cell)
-        fenced = render._fence(found.source, "python")
+        fenced = render._fence(hidden.split(found.source, res.snippet.where, found.line + 1).code, "python")
         return _block(fenced, _footer(res, f"{res.snippet.stem} · {found.key}"))
 
     def output(self, snippet: str, cell: str) -> str:
@@ -169,6 +169,14 @@ class MarkdownEmbeds(Embeds):
         if not isinstance(rec.value, int | float) or isinstance(rec.value, bool):
             text = inert(text)  # a formatted number is digits and signs; recorded text may be anything
         text = f"{text} {inert(rec.unit)}" if rec.unit else text
+        return f"{text} (stale)" if res.status.state == "stale" else text
+
+    def verdict(self, snippet: str, name: str, subject: str | None = None, baseline: str | None = None,
+                expect: str | None = None) -> str:
+        res, rec = self._judged(snippet, name, expect)
+        if rec is None:
+            raise ExportError(f"verdict {res.snippet.stem} · {name}: no stored result to export")
+        text = self._clause(rec, subject, baseline, lambda label: label)  # the post's own Markdown
         return f"{text} (stale)" if res.status.state == "stale" else text
 
     def provenance(self, snippet: str) -> str:

@@ -42,13 +42,14 @@ class Labels:
     stderr: str
     traceback: str
     show_all: str  # with {n}: the number of lines
+    checks: str  # a cell's hide-input lines (``hidden``): how what the post says was checked
 
 
 LABELS = {
     "zh": Labels(code="代码", output="输出", stderr="stderr", traceback="完整 traceback",
-                 show_all="显示全部 {n} 行"),
+                 show_all="显示全部 {n} 行", checks="如何检验"),
     "en": Labels(code="Code", output="Output", stderr="stderr", traceback="Full traceback",
-                 show_all="Show all {n} lines"),
+                 show_all="Show all {n} lines", checks="How this was checked"),
 }
 
 
@@ -222,6 +223,12 @@ def highlighted(source: str, language: str) -> str:
 def hidden_code(source: str, words: Labels) -> str:
     """A ``hide-input`` cell's code: highlighted, closed until the reader opens it."""
     return _details("snippet-hidden snippet-code", words.code, highlighted(source, "python"))
+
+
+def checks_code(source: str, words: Labels) -> str:
+    """A cell's ``hide-input`` lines (see ``hidden``): highlighted under the code, closed, "how this was
+    checked"."""
+    return _details("snippet-checks", words.checks, highlighted(source, "python"))
 
 
 # --- DataFrames and Stylers --------------------------------------------------------------------------

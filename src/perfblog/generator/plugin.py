@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin
+from mkdocs.plugins import BasePlugin, event_priority
 
 from perfblog.core import project
 from perfblog.core.conventions import EMBEDS_META
-from perfblog.generator import render
+from perfblog.generator import readtime, render
 from perfblog.generator.build import STYLESHEET, Build
 from perfblog.generator.config import SnippetsConfig, output_options, settings_of
 from perfblog.generator.engine import Engine
@@ -46,7 +46,8 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         self.engine = _guard(lambda: Engine(options))
         self.build = Build(self.engine, layout.root, self.preview.busy if self.preview else None,
                            chart_pngs=self.config.chart_pngs, chart_font=self.config.chart_font,
-                           options=_guard(lambda: output_options(self.config)))
+                           options=_guard(lambda: output_options(self.config)),
+                           language=project.site_language(config), torch=options.torch_version)
         config.extra_css.append(STYLESHEET)
         return config
 
@@ -70,15 +71,21 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         if render.MARKER not in markdown or self.build is None:
             return markdown
         build = self.build
-        lang = project.page_language(page.meta, str(config.theme.get("language") or "en"))
-        rendered = _guard(lambda: build.render_page(markdown, page.file.abs_src_path, page.url, lang))
+        rendered = _guard(lambda: build.render_page(markdown, page.file.abs_src_path, page.url, page.meta))
         page.meta[EMBEDS_META] = build.embedded(page.file.abs_src_path)  # the seo plugin dates pages by them
         return rendered
 
+    @event_priority(50)  # before Material's blog plugin, which computes a post's readtime at this event
     def on_page_content(self, html: str, page: Any, config: Any, files: Any) -> str:
+        """Make what embeds put on the page readable and add MathJax where needed; give a post without a
+        front-matter readtime one counted from its prose alone."""
         if self.build is None:
             return html
-        return self.build.page_content(html, page.url, bool(page.meta.get(EMBEDS_META)))
+        html = self.build.page_content(html, page.url, bool(page.meta.get(EMBEDS_META)))
+        post_config = getattr(page, "config", None)
+        if post_config is not None and hasattr(post_config, "readtime") and not post_config.readtime:
+            post_config.readtime = readtime.minutes(html)
+        return html
 
     def on_env(self, env: Any, config: Any, files: Any) -> Any:
         """Where each page and media file is published, for `blog export`'s absolute links."""

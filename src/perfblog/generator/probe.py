@@ -12,6 +12,7 @@ import importlib.metadata as md
 import os
 import platform
 import subprocess
+import sys
 from typing import Any
 
 MIME = "application/vnd.blog.provenance+json"
@@ -25,13 +26,19 @@ def emit(kind: str) -> None:
 
 
 def describe(kind: str) -> dict[str, Any]:
-    """The kernel's part of a result's provenance: CPU, accelerator (or None), versions."""
+    """The kernel's part of a result's provenance: CPU, accelerator (or None), versions.
+
+    The accelerator is described only when the snippet used it: asking torch about a GPU would start
+    CUDA, and a snippet whose tensors never left the CPU measured the CPU.
+    """
     from perfblog.generator.device import KINDS
 
-    gpu = KINDS[kind].probe()
+    used = KINDS[kind].used()
+    gpu = KINDS[kind].probe() if used else None
     cpu = cpu_model()
     return {"device": gpu["name"] if gpu else cpu, "cpu": cpu, "cores": os.cpu_count(), "gpu": gpu,
-            "python": platform.python_version(), "torch": _version("torch"), "triton": _version("triton")}
+            "python": platform.python_version(), "torch": _version("torch"), "triton": _version("triton"),
+            "requested": kind, "accelerator_used": used}
 
 
 def cpu_model() -> str:
@@ -50,6 +57,17 @@ def cpu_model() -> str:
 def no_accelerator() -> None:
     """The probe of a kind that measures on the CPU: no accelerator to describe."""
     return None
+
+
+def never_used() -> bool:
+    """The CPU kind has no accelerator to use."""
+    return False
+
+
+def cuda_used() -> bool:
+    """Whether the snippet's torch started CUDA (any CUDA tensor or kernel does); without importing torch."""
+    torch = sys.modules.get("torch")
+    return bool(torch is not None and torch.cuda.is_initialized())
 
 
 def cuda_gpu() -> dict[str, Any] | None:

@@ -10,7 +10,12 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from perfblog.generator.verdict import Verdict
+
+if TYPE_CHECKING:
+    from perfblog.generator.bench import Judgement
 
 MIME = "application/vnd.blog.record+json"
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
@@ -60,6 +65,34 @@ def chart(
         "series": {k: [_scalar(v) for v in vs] for k, vs in series.items()},
         "alt": alt, "title": title, "x_label": x_label, "y_label": y_label,
     })
+
+
+def verdict(name: str, judgement: Judgement, *, device: str, expect: str | Mapping[str, str] | None = None,
+            line: int | None = None) -> None:
+    """Record a verdict (``bench.Comparison.record_verdict`` calls this) for a post's ``verdict()`` embed.
+
+    ``expect`` is checked here, so a misspelt verdict fails the cell that declares it.
+    """
+    interval = judgement.interval
+    _emit({
+        "kind": "verdict", "name": _check_name(name), "candidate": judgement.candidate,
+        "baseline": judgement.baseline, "ratio": interval.ratio, "low": interval.low, "high": interval.high,
+        "confidence": interval.confidence, "delta": judgement.delta, "blocks": interval.blocks,
+        "verdict": judgement.verdict.value, "expected": _expected(expect, device),
+        "noise": list(judgement.noise), "device": device, "line": line,
+    })
+
+
+def _expected(expect: str | Mapping[str, str] | None, device: str) -> str | None:
+    """The verdict expected on ``device``: one for every device, or one per device kind."""
+    if expect is None:
+        return None
+    if isinstance(expect, Mapping):
+        for kind, wanted in expect.items():
+            Verdict.parse(wanted, f"expected verdict on {kind!r}:")
+        wanted = expect.get(device)
+        return None if wanted is None else Verdict.parse(wanted).value
+    return Verdict.parse(expect, "expected verdict").value
 
 
 def _check_name(name: str) -> str:

@@ -10,13 +10,14 @@ from __future__ import annotations
 import ast
 import posixpath
 import re
+import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import jinja2
 
-from perfblog.generator import charts, outputs, sandbox, sanitize
+from perfblog.generator import charts, hidden, outputs, phrases, sandbox, sanitize
 from perfblog.generator.celltags import Tag
 from perfblog.generator.errors import EmbedError, GeneratorError
 from perfblog.generator.resolve import Status
@@ -27,10 +28,12 @@ from perfblog.generator.result import (
     Result,
     TableRecord,
     ValueRecord,
+    VerdictRecord,
 )
 from perfblog.generator.snippet import Snippet
+from perfblog.generator.verdict import Verdict
 
-R = TypeVar("R", ValueRecord, TableRecord, ChartRecord)
+R = TypeVar("R", ValueRecord, TableRecord, ChartRecord, VerdictRecord)
 
 #: Every piece of text from a result goes on the page through this (see ``sanitize.text``).
 inert = sanitize.text
@@ -54,6 +57,33 @@ Lookup = Callable[[str, str], Resolved]
 ImageUrl = Callable[[str, str, str, str], str]
 #: Told of each chart a page shows, so the build can draw its PNG (see `chart_png`).
 ChartShown = Callable[[Resolved, ChartRecord], None]
+#: (post, line, message): a problem that fails a strict build, not this one (a verdict the post expects).
+Warn = Callable[[str, int | None, str], None]
+
+
+@dataclass(frozen=True)
+class Page:
+    """What an embed needs to know about the page it is in: its URL, language and the torch it describes."""
+
+    url: str = ""
+    language: str = "zh-CN"  # BCP 47
+    torch: str | None = None  # "2.13": results from another torch are labelled
+
+
+@dataclass
+class Shown:
+    """What one rendering showed: each embedded snippet's torch version (for the page's note)."""
+
+    torch: dict[str, str | None] = field(default_factory=dict)  # stem -> version of its shown result
+
+
+def same_version(found: str | None, declared: str | None) -> bool:
+    """Whether a result's torch ("2.13.0+cpu") is the declared one ("2.13"), to the declared precision."""
+    if not found or not declared:
+        return True
+    have = found.split("+", 1)[0].split(".")
+    want = declared.split("+", 1)[0].split(".")
+    return have[:len(want)] == want
 
 
 def environment() -> sandbox.EmbedSandbox:
@@ -71,7 +101,7 @@ def environment() -> sandbox.EmbedSandbox:
 class Renderer:
     """Renders one post's Markdown; errors name the post and line."""
 
-    def __init__(self, lookup: Lookup, image_url: ImageUrl | None = None, *,
+    def __init__(self, lookup: Lookup, image_url: ImageUrl | None = None, warn: Warn | None = None, *,
                  flavor: type[Embeds] | None = None, chart_shown: ChartShown | None = None,
                  options: outputs.Options | None = None) -> None:
         self.env = environment()
@@ -81,11 +111,13 @@ class Renderer:
         self.flavor = flavor or Embeds  # the site's HTML; `export.MarkdownEmbeds` for plain Markdown
         self.chart_shown = chart_shown or (lambda resolved, record: None)
         self.options = options or outputs.Options()  # how outputs show (the plugin's output_* options)
+        self.warn = warn or (lambda post, line, message: None)
+        self.shown = Shown()  # of the last rendering
 
     def render_jinja(self, markdown: str, post: str, line_offset: int = 0,
                      embeds: Embeds | None = None) -> str:
         """Render through a compiled Jinja template (statements, expressions, filters: everything)."""
-        embeds = embeds or self.flavor(self, post, "")
+        embeds = embeds or self.flavor(self, post, Page(), line_offset)
         try:
             parsed = sandbox.check(self.env.parse(_indent_expressions(markdown), name=post, filename=post))
         except jinja2.TemplateSyntaxError as exc:
@@ -95,22 +127,23 @@ class Renderer:
             raise EmbedError(f"{post}:{exc.lineno + line_offset}: {exc}") from exc
         code = self.env.compile(parsed, name=post, filename=post)
         template = self.env.template_class.from_code(self.env, code, self.env.make_globals(None), None)
+        embeds.template = template
         try:
             return sandbox.render(template, {**embeds.functions(), "_indent": indent})
         except (GeneratorError, jinja2.TemplateError, TypeError, ValueError, OverflowError) as exc:
             line = _template_line(exc, post)
             raise _embed_error(exc, post, line + line_offset if line else None) from exc
 
-    def render(self, markdown: str, post: str, line_offset: int = 0, page_url: str = "", lang: str = "zh"
-               ) -> str:
-        """Render ``markdown`` (the post ``post``, whose Markdown starts after ``line_offset`` lines, in the
-        language ``lang``, which labels the outputs' controls).
+    def render(self, markdown: str, post: str, line_offset: int = 0, page: Page | None = None) -> str:
+        """Render ``markdown`` (the post ``post``, whose Markdown starts after ``line_offset`` lines, on
+        ``page``, whose language words the outputs' controls and the verdicts).
 
         Pages whose tags are all comments and calls with literal arguments (nearly every post) are
         rendered by a direct substitution that gives Jinja's output without compiling a template;
-        anything else goes through Jinja.
+        anything else goes through Jinja. ``self.shown`` then says what the page showed.
         """
-        embeds = self.flavor(self, post, page_url, outputs.labels(lang))
+        embeds = self.flavor(self, post, page or Page(), line_offset)
+        self.shown = embeds.shown
         tags = _literal_tags(markdown)
         if tags is None:
             return self.render_jinja(markdown, post, line_offset, embeds)
@@ -123,10 +156,11 @@ class Renderer:
             if tag.call is None:
                 continue
             name, args, kwargs = tag.call
+            line = markdown.count("\n", 0, tag.start) + 1
+            embeds.line = line + line_offset
             try:
                 out.append(indent(functions[name](*args, **kwargs), tag.indent))
             except (GeneratorError, TypeError, ValueError, OverflowError) as exc:
-                line = markdown.count("\n", 0, tag.start) + 1
                 raise _embed_error(exc, post, line + line_offset) from exc
         out.append(markdown[pos:])
         return "".join(out)
@@ -177,7 +211,7 @@ class _Tag:
 
 
 _TAG = re.compile(r"<%([=#]?)(.*?)%>", re.S)
-_FUNCTIONS = frozenset({"code", "output", "table", "chart", "value", "provenance"})
+_FUNCTIONS = frozenset({"code", "output", "table", "chart", "value", "verdict", "provenance"})
 
 
 def _literal_tags(text: str) -> list[_Tag] | None:
@@ -250,21 +284,52 @@ class Embeds:
     how a snippet, a cell and a record are found, so both show the same result.
     """
 
-    def __init__(self, renderer: Renderer, post: str, page_url: str,
-                 words: outputs.Labels = outputs.LABELS["zh"]) -> None:
+    def __init__(self, renderer: Renderer, post: str, page: Page, line_offset: int = 0) -> None:
         self.r = renderer
         self.post = post
-        self.page_url = page_url
-        self.words = words  # the output controls' labels, in the page's language
+        self.page = page
+        self.page_url = page.url
+        self.words = outputs.labels(page.language)  # the output controls' labels, in the page's language
+        self.phrases = phrases.of(page.language)  # verdicts and version labels, in the page's language
+        self.line_offset = line_offset
+        self.line: int | None = None  # the direct substitution's current tag
+        self.template: Any = None  # the Jinja path's template, to map a frame's line to the post's
+        self.shown = Shown()
 
     def functions(self) -> dict[str, Callable[..., str]]:
         return {"code": self.code, "output": self.output, "table": self.table, "chart": self.chart,
-                "value": self.value, "provenance": self.provenance}
+                "value": self.value, "verdict": self.verdict, "provenance": self.provenance}
 
     def _get(self, stem: str) -> Resolved:
         if not isinstance(stem, str):
             raise EmbedError(f"snippet name must be a string, not {stem!r}")
-        return self.r.lookup(stem, self.post)
+        res = self.r.lookup(stem, self.post)
+        if res.status.result is not None and res.show_outputs:
+            self.shown.torch[res.snippet.stem] = res.status.result.provenance.torch
+        return res
+
+    def _where(self) -> int | None:
+        """The post line of the embed being rendered (for warnings; errors get theirs from the traceback)."""
+        if self.template is None:
+            return self.line
+        frame = sys._getframe()
+        while frame is not None and frame.f_code.co_filename != self.post:
+            frame = frame.f_back
+        if frame is None:
+            return None
+        return self.template.get_corresponding_lineno(frame.f_lineno) + self.line_offset
+
+    def _version_mark(self, result: Result) -> str:
+        """A visible label when the result's torch is not the one the post describes."""
+        version = result.provenance.torch
+        if same_version(version, self.page.torch):
+            return ""
+        title = inert(self.phrases.version_title(self.page.torch or ""))
+        return f'<sup class="snippet-version" title="{title}">torch {inert(version or "")}</sup>'
+
+    def _footer(self, res: Resolved, what: str = "") -> str:
+        mark = self._version_mark(res.status.result) if res.status.result and res.show_outputs else ""
+        return footer(res, what, mark)
 
     def _result_cell(self, res: Resolved, cell: str) -> CellResult | None:
         return res.status.result.cell(cell) if res.status.result else None
@@ -283,13 +348,18 @@ class Embeds:
             raise EmbedError(f"cell {found.key!r} of snippet '{res.snippet.stem}' is tagged {tag.value}")
 
     def code(self, snippet: str, cell: str) -> str:
-        """The cell's current source, highlighted (collapsed for a ``hide-input`` cell)."""
+        """The cell's current source as a reader would write it (its ``remove-input`` and ``hide-input``
+        line ranges left out, see ``hidden``), highlighted (collapsed for a ``hide-input`` cell); the
+        ``hide-input`` lines folded below it, "how this was checked"."""
         res = self._get(snippet)
         found = self._code_cell(res, cell)
         self._refused(res, found, Tag.REMOVE_INPUT)
-        body = (outputs.hidden_code(found.source, self.words) if Tag.HIDE_INPUT in found.tags
-                else _fence(found.source, "python"))
-        return _block(body, footer(res, f"{res.snippet.stem} · {found.key}"))
+        shown = hidden.split(found.source, res.snippet.where, found.line + 1)
+        body = (outputs.hidden_code(shown.code, self.words) if Tag.HIDE_INPUT in found.tags
+                else _fence(shown.code, "python"))
+        if shown.hidden:
+            body += "\n\n" + outputs.checks_code(shown.hidden, self.words)
+        return _block(body, self._footer(res, f"{res.snippet.stem} · {found.key}"))
 
     def output(self, snippet: str, cell: str) -> str:
         """Everything the cell printed or displayed (its error too, for a raises=true cell), as its tags
@@ -298,7 +368,7 @@ class Embeds:
         found = self._code_cell(res, cell)
         self._refused(res, found, Tag.REMOVE_OUTPUT)
         if not res.show_outputs or res.status.result is None:
-            return _block(_placeholder(res, f"output of {res.snippet.stem} · {found.key}"), footer(res))
+            return _block(_placeholder(res, f"output of {res.snippet.stem} · {found.key}"), self._footer(res))
         stored = self._result_cell(res, found.key)
         if stored is None:
             body = _placeholder(res, f"cell {found.key} is not in the stored result")
@@ -309,7 +379,7 @@ class Embeds:
                                 alt=f"output of {res.snippet.stem} · {found.key}")
             body = outputs.show(stored, found.tags, page, self.r.options) \
                 or '<p class="snippet-empty">(no output)</p>'
-        return _block(body, footer(res))
+        return _block(body, self._footer(res))
 
     def _sanitizer(self) -> sanitize.Sanitizer:
         """The allow-list sanitizer, its data: images addressed from this page."""
@@ -321,24 +391,24 @@ class Embeds:
         res = self._get(snippet)
         rec = self._record(res, TableRecord, name)
         if rec is None:
-            return _block(_placeholder(res, f"table {res.snippet.stem} · {name}"), footer(res))
+            return _block(_placeholder(res, f"table {res.snippet.stem} · {name}"), self._footer(res))
         head = "| " + " | ".join(_cell_text(c, "") for c in rec.columns) + " |"
         rule = "| " + " | ".join("---" for _ in rec.columns) + " |"
         rows = ["| " + " | ".join(_cell_text(v, fmt) for v in row) + " |" for row in rec.rows]
         caption = ""
         if rec.caption:
             caption = f'<p class="snippet-caption">{inert(rec.caption)}</p>\n\n'
-        return _block(caption + "\n".join([head, rule, *rows]), footer(res))
+        return _block(caption + "\n".join([head, rule, *rows]), self._footer(res))
 
     def chart(self, snippet: str, name: str) -> str:
         """A recorded chart as inline SVG with its alt text as title and description."""
         res = self._get(snippet)
         rec = self._record(res, ChartRecord, name)
         if rec is None:
-            return _block(_placeholder(res, f"chart {res.snippet.stem} · {name}"), footer(res))
+            return _block(_placeholder(res, f"chart {res.snippet.stem} · {name}"), self._footer(res))
         self.r.chart_shown(res, rec)
         caption = f"<figcaption>{inert(rec.title)}</figcaption>" if rec.title else ""
-        return f'\n<figure class="snippet-chart">{charts.svg(rec)}{caption}</figure>\n\n{footer(res)}\n'
+        return f'\n<figure class="snippet-chart">{charts.svg(rec)}{caption}</figure>\n\n{self._footer(res)}\n'
 
     def value(self, snippet: str, name: str, fmt: str = "") -> str:
         """A recorded value inline, formatted with ``fmt``; its provenance is the span's title."""
@@ -356,17 +426,73 @@ class Embeds:
         if rec.unit:
             text = f"{text} {rec.unit}"
         title = provenance_line(result, full=True)
-        classes = "snippet-value"
+        return self._inline(res, result, "snippet-value", inert(text), title)
+
+    def _inline(self, res: Resolved, result: Result, classes: str, body: str, title: str) -> str:
+        """An inline embed: a span whose title is its provenance, with stale and version marks."""
         mark = ""
         if res.status.state == "stale":
             classes += " snippet-stale"
             title = f"stale: {res.status.why} · {title}"
             mark = '<sup class="snippet-stale-mark">stale</sup>'
-        return f'<span class="{classes}" title="{inert(title)}">{inert(text)}</span>{mark}'
+        span = f'<span class="{classes}" title="{inert(title)}">{body}</span>'
+        return f"{span}{mark}{self._version_mark(result)}"
+
+    def verdict(self, snippet: str, name: str, subject: str | None = None, baseline: str | None = None,
+                expect: str | None = None) -> str:
+        """A recorded verdict as a clause in the page's language: the wording follows the verdict, so it
+        never contradicts the number ("A 比 B 快：速度约为后者的 3.1 倍（95 % 区间 2.9–3.3 倍）").
+
+        ``subject``/``baseline`` name the two sides in the prose (default: the candidates' names).
+        ``expect``: the verdict the sentence around the embed relies on; another one fails a strict build.
+        """
+        res, rec = self._judged(snippet, name, expect)
+        result = res.status.result
+        if rec is None or result is None:
+            label = inert(f"{res.snippet.stem}.{name}")
+            state = "off" if not res.show_outputs else res.status.state
+            return f'<span class="snippet-verdict snippet-{state}" title="{state}">[{label}]</span>'
+        body = self._clause(rec, subject, baseline, _with_code)
+        title = f"{self.phrases.rule(rec)} · {provenance_line(result, full=True)}"
+        return self._inline(res, result, f"snippet-verdict snippet-verdict-{rec.verdict.value}", body, title)
+
+    def _judged(self, snippet: str, name: str, expect: str | None) -> tuple[Resolved, VerdictRecord | None]:
+        """The verdict record an embed shows, after the checks every flavor makes: a known ``expect``, a
+        verdict rather than a bare value, and a warning when the verdict is not the one expected."""
+        res = self._get(snippet)
+        expected = None
+        if expect is not None:
+            try:
+                expected = Verdict.parse(expect, "expect=")
+            except ValueError as exc:
+                raise EmbedError(f"verdict {name!r} of snippet '{snippet}': {exc}") from None
+        result = res.status.result
+        if result is not None and name not in result.verdicts and name in result.values:
+            raise EmbedError(f"verdict() needs a verdict with an interval, but snippet '{res.snippet.stem}' "
+                             f"recorded {name!r} as a value without one; record it with "
+                             f"Comparison.record_verdict (or embed it with value())")
+        rec = self._record(res, VerdictRecord, name)
+        for wanted, who in ((expected, "the post"), (rec.expected if rec else None, "the snippet")):
+            if rec is not None and wanted is not None and wanted is not rec.verdict:
+                self.r.warn(self.post, self._where(),
+                            f"verdict '{name}' of snippet '{res.snippet.stem}' is {rec.verdict.value}, but "
+                            f"{who} expects {wanted.value}; reword the sentence or re-measure")
+        return res, rec
+
+    def _clause(self, rec: VerdictRecord, subject: str | None, baseline: str | None,
+                label: Callable[[str], str]) -> str:
+        """The verdict's clause in the page's language, inert, with the post's labels written by
+        ``label`` (a label may hold `code` spans)."""
+        labels = (subject or rec.candidate, baseline or rec.baseline)
+        body = inert(self.phrases.verdict(rec, *(text.replace("`", "") for text in labels)))
+        for text in labels:
+            if "`" in text:
+                body = body.replace(inert(text.replace("`", "")), label(text), 1)
+        return body
 
     def provenance(self, snippet: str) -> str:
         """The snippet's provenance line on its own."""
-        return f"\n{footer(self._get(snippet))}\n"
+        return f"\n{self._footer(self._get(snippet))}\n"
 
     def _record(self, res: Resolved, kind: type[R], name: str) -> R | None:
         """The named record; None when outputs are off or no result exists (placeholders then)."""
@@ -401,21 +527,32 @@ def provenance_line(result: Result, full: bool = False) -> str:
             parts.append(f"commit {prov.git_commit[:10]}" + (" (dirty)" if prov.git_dirty else ""))
         parts.append(f"ran {prov.ran_at} for {prov.duration_s} s")
         parts.append(result.device_class)
+        if prov.requested and prov.requested != result.device_class.split("-", 1)[0]:
+            parts.append(f"run on a {prov.requested} machine, measured the CPU (never used {prov.requested})")
+        for rekey in result.rekeyed:
+            parts.append(f"re-keyed {rekey.at[:10]} across {', '.join(rekey.modules)}")
     return " · ".join(p for p in parts if p)
 
 
-def footer(res: Resolved, what: str = "") -> str:
-    """The visible provenance line that ends every block embed (with a stale mark when stale)."""
+def _with_code(label: str) -> str:
+    """A label from the post ("整图编译的 `torch.where` 版本") as inert text with its `code` spans."""
+    return "".join(f"<code>{inert(part)}</code>" if i % 2 else inert(part)
+                   for i, part in enumerate(label.split("`")))
+
+
+def footer(res: Resolved, what: str = "", version_mark: str = "") -> str:
+    """The visible provenance line that ends every block embed (with a stale mark when stale, and a
+    version label when the result's torch is not the post's)."""
     status = res.status
     lead = f"{inert(what)} · " if what else ""
     if not res.show_outputs:
         return f'<p class="snippet-provenance snippet-off">{lead}draft preview: outputs off</p>'
     if status.result is None:
         return f'<p class="snippet-provenance snippet-missing">{lead}no result yet</p>'
-    line = inert(provenance_line(status.result))
+    line = inert(provenance_line(status.result)) + version_mark
     title = inert(provenance_line(status.result, full=True))
     if status.state == "stale":
-        why = inert(status.why)
+        why = inert(status.why + ("; accepted until a GPU re-run" if status.accepted else ""))
         return (f'<p class="snippet-provenance snippet-stale" title="{title}">'
                 f'<strong class="snippet-stale-mark">stale</strong> ({why}) · {lead}{line}</p>')
     return f'<p class="snippet-provenance" title="{title}">{lead}{line}</p>'

@@ -77,18 +77,33 @@ def stale_reasons(snippet: Snippet, result: Result) -> list[str]:
     return reasons or ["result key differs from the current code"]
 
 
+#: The snippet header option by which an author accepts showing a stale GPU result until a GPU re-run.
+ACCEPT_STALE_GPU = "accept_stale_gpu_until_rerun"
+
+
 @dataclass(frozen=True)
 class Status:
-    """A snippet's result on one device class: fresh, stale (with reasons) or missing."""
+    """A snippet's result on one device class: fresh, stale (with reasons) or missing.
+
+    ``accepted``: a stale accelerator result the snippet's author accepts showing until a GPU re-run
+    (header ``accept_stale_gpu_until_rerun: true``): still marked stale, but not a build error.
+    """
 
     device_class: str
     state: str  # "fresh", "stale" or "missing"
     result: Result | None = None
     reasons: list[str] = field(default_factory=list)
+    accepted: bool = False
 
     @property
     def why(self) -> str:
         return "; ".join(self.reasons)
+
+    @property
+    def accelerated(self) -> bool:
+        """Whether this is a result of an accelerator (a GPU result)."""
+        found = device.kind(self.device_class)
+        return found is not None and found.accelerator
 
     @property
     def ran_at(self) -> str:
@@ -100,7 +115,10 @@ def status_of(snippet: Snippet, device_class: str, result: Result | None) -> Sta
     if result is None:
         return Status(device_class, "missing", None, ["no result on this device"])
     reasons = stale_reasons(snippet, result)
-    return Status(device_class, "stale" if reasons else "fresh", result, reasons)
+    status = Status(device_class, "stale" if reasons else "fresh", result, reasons)
+    if reasons and status.accelerated and snippet.options.get(ACCEPT_STALE_GPU) is True:
+        return Status(device_class, "stale", result, reasons, accepted=True)
+    return status
 
 
 def statuses(snippet: Snippet, results: Mapping[str, Result], current: str) -> list[Status]:
@@ -110,13 +128,16 @@ def statuses(snippet: Snippet, results: Mapping[str, Result], current: str) -> l
 
 
 def shown(snippet: Snippet, results: Mapping[str, Result], current: str) -> Status:
-    """What a post shows: fresh GPU, else fresh CPU, else the newest stale result, else missing."""
+    """What a post shows: a GPU result whenever one exists (fresh first, else the newest stale one, with
+    its reason: a CPU run never demotes a page from GPU numbers), else a fresh CPU result, else the
+    newest stale result, else missing."""
     found = [status_of(snippet, c, results[c]) for c in device.preferred_order(results, current)]
-    fresh = [s for s in found if s.state == "fresh"]
-    if fresh:
-        return fresh[0]
-    if found:
-        return max(found, key=lambda s: s.ran_at)
+    for group in ([s for s in found if s.accelerated], found):
+        fresh = [s for s in group if s.state == "fresh"]
+        if fresh:
+            return fresh[0]
+        if group:
+            return max(group, key=lambda s: s.ran_at)
     return Status(current, "missing", None, ["no result on any device"])
 
 
@@ -126,8 +147,12 @@ def needs_run(snippet: Snippet, results: Mapping[str, Result], current: str, run
         return False
     if run_mode is Mode.FORCE:
         return True
+    kind = device.kind(current)
     for cls, result in results.items():
-        good = cls == current or device.rank(cls) < device.rank(current)
+        # A fresh result from this device or a preferred one, or one a run on this kind filed as a CPU
+        # result because the snippet never used the accelerator: running again would measure the same.
+        good = (cls == current or device.rank(cls) < device.rank(current)
+                or (kind is not None and result.provenance.requested == kind.name))
         if good and not stale_reasons(snippet, result):
             return False
     return True

@@ -20,9 +20,10 @@ from typing import Any, ClassVar
 
 from perfblog.generator.errors import ResultFormatError
 from perfblog.generator.mime import MIMES
+from perfblog.generator.verdict import Verdict
 
 #: The result format this code writes.
-SCHEMA = 2
+SCHEMA = 3
 
 #: A recorded scalar: what ``record.glue`` and table cells hold.
 Scalar = None | bool | int | float | str
@@ -317,11 +318,72 @@ class ChartRecord:
                 "title": self.title, "x_label": self.x_label, "y_label": self.y_label, "cell": self.cell}
 
 
-Record = ValueRecord | TableRecord | ChartRecord
-#: Record kinds by their ``kind``; each has its own section of a result (``values``, ``tables``, ``charts``).
-RECORDS: dict[str, type[ValueRecord] | type[TableRecord] | type[ChartRecord]] = {
-    c.KIND: c for c in (ValueRecord, TableRecord, ChartRecord)}
-SECTIONS = {"value": "values", "table": "tables", "chart": "charts"}
+@dataclass(frozen=True)
+class VerdictRecord:
+    """A comparison's verdict from the harness: the speed ratio, its interval and what the rule says.
+
+    ``ratio`` is the baseline's median time over the candidate's; ``expected`` is the verdict the snippet
+    declared for this device (None: none declared); ``noise`` says why the measurement supports no
+    verdict (then ``verdict`` is "inconclusive"); ``line`` is where in its cell it was recorded.
+    """
+
+    KIND: ClassVar[str] = "verdict"
+    name: str
+    candidate: str
+    baseline: str
+    ratio: float
+    low: float
+    high: float
+    confidence: float
+    delta: float
+    blocks: int
+    verdict: Verdict
+    expected: Verdict | None = None
+    noise: tuple[str, ...] = ()
+    device: str = "cpu"
+    line: int | None = None
+    cell: str = ""
+
+    @property
+    def holds(self) -> bool:
+        """Whether the verdict is the one the snippet expects (or none was expected)."""
+        return self.expected is None or self.expected is self.verdict
+
+    @classmethod
+    def read(cls, r: _Reader) -> VerdictRecord:
+        numbers = {key: float(r.number(key)) for key in ("ratio", "low", "high", "confidence", "delta")}
+        if not numbers["low"] <= numbers["ratio"] <= numbers["high"]:
+            raise ResultFormatError(r.path("ratio"), "the ratio lies outside its interval")
+        noise = r.scalars("noise")
+        if not all(isinstance(n, str) for n in noise):
+            raise ResultFormatError(r.path("noise"), "expected a list of strings")
+        return cls(name=r.text("name"), candidate=r.text("candidate"), baseline=r.text("baseline"),
+                   **numbers, blocks=r.get("blocks", int), verdict=_verdict(r, "verdict"),
+                   expected=_verdict(r, "expected", nullable=True), noise=noise,  # type: ignore[arg-type]
+                   device=r.text("device"), line=r.get("line", int, nullable=True), cell=r.text("cell"))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.KIND, "name": self.name, "candidate": self.candidate, "baseline": self.baseline,
+                "ratio": self.ratio, "low": self.low, "high": self.high, "confidence": self.confidence,
+                "delta": self.delta, "blocks": self.blocks, "verdict": self.verdict.value,
+                "expected": None if self.expected is None else self.expected.value, "noise": list(self.noise),
+                "device": self.device, "line": self.line, "cell": self.cell}
+
+
+def _verdict(r: _Reader, key: str, nullable: bool = False) -> Any:
+    text = r.text(key, nullable=nullable)
+    if text is None:
+        return None
+    try:
+        return Verdict.parse(text)
+    except ValueError as exc:
+        raise ResultFormatError(r.path(key), str(exc)) from None
+
+
+Record = ValueRecord | TableRecord | ChartRecord | VerdictRecord
+#: Record kinds by their ``kind``; each has its own section of a result (``values``, ``tables``, ...).
+RECORDS: dict[str, Any] = {c.KIND: c for c in (ValueRecord, TableRecord, ChartRecord, VerdictRecord)}
+SECTIONS = {"value": "values", "table": "tables", "chart": "charts", "verdict": "verdicts"}
 
 
 def record_from_json(data: object, where: str = "record") -> Record:
@@ -422,7 +484,12 @@ class GpuInfo:
 
 @dataclass(frozen=True)
 class Provenance:
-    """Where and when a result was measured: what the kernel saw, the repository's state, the run's time."""
+    """Where and when a result was measured: what the kernel saw, the repository's state, the run's time.
+
+    ``requested`` is the device kind the run was asked for ("cuda" on a GPU machine); ``accelerator_used``
+    whether the snippet's torch really initialised that accelerator. A result is filed by what was used:
+    a snippet whose tensors never touched the GPU is a CPU result of that machine, and ``gpu`` is null.
+    """
 
     device: str  # the GPU's name, else the CPU's
     cpu: str | None
@@ -435,6 +502,8 @@ class Provenance:
     git_dirty: bool | None
     ran_at: str  # UTC, ISO 8601, "2026-12-01T08:00:00Z"
     duration_s: float
+    requested: str | None = None  # a kind's name in ``device.KINDS``; null in results migrated from 1
+    accelerator_used: bool | None = None
 
     @classmethod
     def from_json(cls, data: object, where: str = "provenance") -> Provenance:
@@ -444,7 +513,9 @@ class Provenance:
                    gpu=None if gpu is None else GpuInfo.from_json(gpu, r.path("gpu")),
                    python=r.text("python", True), torch=r.text("torch", True), triton=r.text("triton", True),
                    git_commit=r.text("git_commit", True), git_dirty=r.get("git_dirty", bool, nullable=True),
-                   ran_at=r.text("ran_at"), duration_s=r.number("duration_s"))
+                   ran_at=r.text("ran_at"), duration_s=r.number("duration_s"),
+                   requested=r.text("requested", True),
+                   accelerator_used=r.get("accelerator_used", bool, nullable=True))
         r.done()
         return prov
 
@@ -452,7 +523,31 @@ class Provenance:
         return {"device": self.device, "cpu": self.cpu, "cores": self.cores,
                 "gpu": None if self.gpu is None else self.gpu.to_json(), "python": self.python,
                 "torch": self.torch, "triton": self.triton, "git_commit": self.git_commit,
-                "git_dirty": self.git_dirty, "ran_at": self.ran_at, "duration_s": self.duration_s}
+                "git_dirty": self.git_dirty, "ran_at": self.ran_at, "duration_s": self.duration_s,
+                "requested": self.requested, "accelerator_used": self.accelerator_used}
+
+
+@dataclass(frozen=True)
+class Rekey:
+    """A re-keying by `blog migrate --rekey`: the result was kept fresh across a change of the named
+    harness modules (or the key scheme) that left the snippet's measured code as it was."""
+
+    at: str  # UTC, ISO 8601
+    from_key: str
+    modules: tuple[str, ...]
+
+    @classmethod
+    def from_json(cls, data: object, where: str = "rekeyed") -> Rekey:
+        r = _Reader(data, where)
+        modules = r.scalars("modules")
+        if not all(isinstance(m, str) for m in modules):
+            raise ResultFormatError(r.path("modules"), "expected a list of strings")
+        rekey = cls(at=r.text("at"), from_key=r.text("from_key"), modules=modules)  # type: ignore[arg-type]
+        r.done()
+        return rekey
+
+    def to_json(self) -> dict[str, Any]:
+        return {"at": self.at, "from_key": self.from_key, "modules": list(self.modules)}
 
 
 @dataclass(frozen=True)
@@ -468,14 +563,19 @@ class Result:
     values: Mapping[str, ValueRecord] = field(default_factory=dict)
     tables: Mapping[str, TableRecord] = field(default_factory=dict)
     charts: Mapping[str, ChartRecord] = field(default_factory=dict)
+    verdicts: Mapping[str, VerdictRecord] = field(default_factory=dict)
+    rekeyed: tuple[Rekey, ...] = ()
+    #: The snippet header's ``blog:`` options when it ran (the same file bytes have the same options).
+    options: Mapping[str, Scalar] = field(default_factory=dict)
 
     def cell(self, name: str) -> CellResult | None:
         """The stored cell called ``name`` (a name or ``#N``), if it ran."""
         return next((c for c in self.cells if c.name == name), None)
 
     def records(self, kind: str) -> Mapping[str, Record]:
-        """The records of one kind ("value", "table", "chart") by name."""
-        return {"value": self.values, "table": self.tables, "chart": self.charts}[kind]
+        """The records of one kind ("value", "table", "chart", "verdict") by name."""
+        return {"value": self.values, "table": self.tables, "chart": self.charts,
+                "verdict": self.verdicts}[kind]
 
     @classmethod
     def from_json(cls, data: object) -> Result:
@@ -488,7 +588,10 @@ class Result:
                      hashes=Hashes.from_json(r.get("hashes", dict)), device_class=r.text("device_class"),
                      provenance=Provenance.from_json(r.get("provenance", dict)),
                      cells=tuple(CellResult.from_json(c.data, c.where) for c in r.items("cells")),
-                     values=_section(r, "value"), tables=_section(r, "table"), charts=_section(r, "chart"))
+                     values=_section(r, "value"), tables=_section(r, "table"), charts=_section(r, "chart"),
+                     verdicts=_section(r, "verdict"),
+                     rekeyed=tuple(Rekey.from_json(k.data, k.where) for k in r.items("rekeyed")),
+                     options=_options(r))
         r.done()
         return result
 
@@ -506,7 +609,17 @@ class Result:
             "values": {name: rec.to_json() for name, rec in self.values.items()},
             "tables": {name: rec.to_json() for name, rec in self.tables.items()},
             "charts": {name: rec.to_json() for name, rec in self.charts.items()},
+            "verdicts": {name: rec.to_json() for name, rec in self.verdicts.items()},
+            "rekeyed": [k.to_json() for k in self.rekeyed],
+            "options": dict(self.options),
         }
+
+
+def _options(r: _Reader) -> dict[str, Scalar]:
+    found = r.get("options", dict)
+    for key, value in found.items():
+        _scalar(value, f"{r.path('options')}.{key}")
+    return dict(found)
 
 
 # --- migrations ------------------------------------------------------------------------------------------
@@ -535,8 +648,23 @@ def _from_1(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "schema": 2, **({"cells": [cell(c) for c in cells]} if isinstance(cells, list) else {})}
 
 
+def _from_2(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 2 had no verdicts, no re-keyings, no header options, and did not say which device was
+    asked for or used.
+
+    A version-2 result was filed by the device asked for, and a CUDA run without a GPU was refused, so
+    the class's kind is what was asked for, and the accelerator was used exactly when a GPU is named.
+    """
+    provenance = data.get("provenance")
+    if isinstance(provenance, dict):
+        device_class = str(data.get("device_class", ""))
+        provenance = {"requested": device_class.split("-", 1)[0] or None,
+                      "accelerator_used": provenance.get("gpu") is not None, **provenance}
+    return {"verdicts": {}, "rekeyed": [], "options": {}, **data, "schema": 3, "provenance": provenance}
+
+
 #: Version -> the step that turns a document of that version into the next one.
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {0: _from_0, 1: _from_1}
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {0: _from_0, 1: _from_1, 2: _from_2}
 
 
 def version(data: Mapping[str, Any]) -> int:

@@ -28,7 +28,7 @@ from typing import Any
 
 from perfblog.generator import device, mime, probe, terminal
 from perfblog.generator.device import DeviceKind
-from perfblog.generator.errors import ResultFormatError
+from perfblog.generator.errors import GeneratorError, ResultFormatError
 from perfblog.generator.record import MIME as RECORD_MIME
 from perfblog.generator.result import (
     IMAGE_METADATA,
@@ -100,7 +100,9 @@ class _Run:
         self.snippet = snippet
         self.options = options
         self.progress = progress
-        self.kind: DeviceKind = device.KINDS[options.device]
+        self.declared: str = snippet.options.get("device", "any")
+        self.kind: DeviceKind = device.run_kind(device.KINDS[options.device], self.declared)
+        self.device_class = options.device_class if self.kind.name == options.device else device.cpu_class()
         self.started = time.perf_counter()
         self.ran_at = datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
         self.cell_limit = snippet.options.get("cell_timeout", options.cell_timeout)
@@ -114,15 +116,17 @@ class _Run:
 
     def outcome(self) -> RunResult:
         """Execute, then assemble the result; any failure becomes a failed ``RunResult``."""
-        snippet, device_class = self.snippet, self.options.device_class
+        snippet = self.snippet
         try:
             seen = self._execute()
             duration = time.perf_counter() - self.started
             result = self._result(seen, duration)
+            self._check_verdicts(result)
         except _Failed as failed:
-            return RunResult(snippet, device_class, ok=False, duration_s=time.perf_counter() - self.started,
-                             error=failed.message, traceback=failed.traceback)
-        return RunResult(snippet, device_class, ok=True, duration_s=duration, result=result,
+            return RunResult(snippet, self.device_class, ok=False,
+                             duration_s=time.perf_counter() - self.started, error=failed.message,
+                             traceback=failed.traceback)
+        return RunResult(snippet, result.device_class, ok=True, duration_s=duration, result=result,
                          images=self.images)
 
     def _execute(self) -> dict[str, Any]:
@@ -205,21 +209,39 @@ class _Run:
         return _Failed(f"{where}: the kernel died ({status}) {doing}")
 
     def _result(self, seen: dict[str, Any], duration: float) -> Result:
-        """The result of a run that got through every cell, with the kernel's provenance."""
-        snippet, kind = self.snippet, self.kind
-        if kind.accelerator and not seen.get("gpu"):
-            # A CPU measurement must never be filed, and shown, as a GPU result.
-            raise _Failed(f"{snippet.where}: the kernel's torch sees no {kind.label} device, so this run "
-                          f"measured the CPU; it is not stored as {self.options.device_class}")
+        """The result of a run that got through every cell, with the kernel's provenance, filed under the
+        device it really used: a CPU measurement is never filed, or shown, as a GPU result."""
+        snippet = self.snippet
+        try:
+            device_class = device.file_under(self.kind, self.device_class, self.declared,
+                                             used=bool(seen.get("accelerator_used")),
+                                             described=bool(seen.get("gpu")))
+        except GeneratorError as exc:
+            raise _Failed(f"{snippet.where}:1: {exc}") from exc
         try:
             provenance = Provenance.from_json({**seen, **_git_state(snippet.root), "ran_at": self.ran_at,
                                                "duration_s": round(duration, 3)})
         except ResultFormatError as exc:
             raise _Failed(f"{snippet.where}: the kernel reported a malformed provenance: {exc}") from exc
         return Result(snippet=snippet.stem, key=snippet.key, hashes=snippet.hashes,
-                      device_class=self.options.device_class, provenance=provenance, cells=tuple(self.cells),
+                      device_class=device_class, provenance=provenance, cells=tuple(self.cells),
                       values=self.records["value"], tables=self.records["table"],  # type: ignore[arg-type]
-                      charts=self.records["chart"])  # type: ignore[arg-type]
+                      charts=self.records["chart"], verdicts=self.records["verdict"],  # type: ignore[arg-type]
+                      options=dict(snippet.options))
+
+    def _check_verdicts(self, result: Result) -> None:
+        """A verdict the snippet expects and the run did not reach fails the run (the old result stays)."""
+        for record in result.verdicts.values():
+            if record.holds:
+                continue
+            cell = self.snippet.cell(record.cell)
+            line = (cell.line if cell else 1) + (record.line or 0)
+            noise = f"; noisy: {'; '.join(record.noise)}" if record.noise else ""
+            expected = record.expected.value if record.expected else ""
+            raise _Failed(f"{self.snippet.where}:{line}: verdict '{record.name}' is {record.verdict.value} "
+                          f"({record.candidate} over {record.baseline}: {record.ratio:.3f}, "
+                          f"{record.confidence:.0%} interval {record.low:.3f}–{record.high:.3f}, "
+                          f"margin ±{record.delta:.0%}{noise}), but the snippet expects {expected}")
 
     def _outputs(self, raw: list[Any], cell: Cell) -> tuple[list[Output], ErrorOutput | None]:
         """A cell's nbformat outputs as stored outputs; records and images are taken out on the way.

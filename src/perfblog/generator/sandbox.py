@@ -4,7 +4,8 @@ Post Markdown is not trusted: a pull request that touches only a post must not r
 machine (where CI may hold secrets) nor make the build hang or balloon. So a post's template may use
 only what the docs list:
 
-- the embed functions (``code``, ``output``, ``table``, ``chart``, ``value``, ``provenance``), ``range``;
+- the embed functions (``code``, ``output``, ``table``, ``chart``, ``value``, ``verdict``, ``provenance``),
+  ``range``;
 - plain values: literals, names it set, items of lists and mappings, ``loop.index`` and friends;
 - statements ``if``, ``for``, ``set`` and the filters and tests in ``FILTERS`` and ``TESTS``.
 
@@ -26,7 +27,8 @@ from jinja2.runtime import LoopContext
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 
 #: Functions a post may call (the embeds come from the renderer; ``_indent`` is its own helper).
-FUNCTIONS = frozenset({"code", "output", "table", "chart", "value", "provenance", "range", "_indent"})
+FUNCTIONS = frozenset({"code", "output", "table", "chart", "value", "verdict", "provenance", "range",
+                       "_indent"})
 #: Filters a post may use: none of them can make output much larger than its input.
 FILTERS = frozenset({
     "abs", "capitalize", "default", "d", "first", "float", "int", "join", "last", "length", "count", "list",
@@ -192,7 +194,7 @@ def _check_node(node: nodes.Node) -> None:
             isinstance(node.node, nodes.Name) and node.node.name in FUNCTIONS):
         called = f"'{node.node.name}'" if isinstance(node.node, nodes.Name) else "this"
         raise TemplateRefused(f"{called} is not an embed function: posts may call only code, output, table, "
-                              f"chart, value, provenance and range", line)
+                              f"chart, value, verdict, provenance and range", line)
     if isinstance(node, nodes.Call) and (node.dyn_args is not None or node.dyn_kwargs is not None):
         raise TemplateRefused("*args and **kwargs are not available in posts", line)
     if isinstance(node, nodes.Filter) and node.name not in FILTERS:

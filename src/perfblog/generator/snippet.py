@@ -20,8 +20,9 @@ from typing import Any
 import yaml
 
 from perfblog.core.conventions import SNIPPET_SUFFIXES
-from perfblog.generator import notebook
+from perfblog.generator import hidden, notebook
 from perfblog.generator.celltags import NAME_PREFIX, OPTION_TAGS, Tag, display_tags
+from perfblog.generator.device import DECLARATIONS
 from perfblog.generator.errors import SnippetError
 from perfblog.generator.result import Hashes, Result
 
@@ -58,6 +59,10 @@ HEADER_OPTIONS = {
     "cell_timeout": HeaderOption("a positive number of seconds", _positive),
     "figure_format": HeaderOption(f"one of {', '.join(FIGURE_FORMATS)}", lambda v: v in FIGURE_FORMATS, True),
     "figure_dpi": HeaderOption("a positive number", _positive, True),
+    # Where the snippet measures (docs/devices-and-versions.md): the runner checks it against what ran.
+    "device": HeaderOption(f"one of {', '.join(DECLARATIONS)}", lambda v: v in DECLARATIONS),
+    # Show a stale GPU result without failing a strict build until a GPU re-run replaces it.
+    "accept_stale_gpu_until_rerun": HeaderOption("true or false", lambda v: isinstance(v, bool)),
 }
 
 
@@ -156,8 +161,8 @@ class Snippet:
 
 
 def normalise(source: str) -> str:
-    """Ignore trailing whitespace and blank lines at either end: they cannot change a result."""
-    lines = [line.rstrip() for line in source.replace("\r\n", "\n").split("\n")]
+    """Ignore trailing whitespace, blank lines at either end and hide markers: they cannot change a result."""
+    lines = [line.rstrip() for line in source.replace("\r\n", "\n").split("\n") if not hidden.is_marker(line)]
     return "\n".join(lines).strip("\n")
 
 
@@ -197,7 +202,8 @@ def _parse(path: Path, root: Path, text: str) -> Snippet:
 def from_result(path: Path, root: Path, result: Result) -> Snippet | None:
     """The snippet's code cells as a stored result recorded them, if neither the file nor its local
     modules changed since (same bytes, same hashes): a build with fresh results never parses a snippet.
-    The cells carry no prose and the options are not restored, so only reading uses this, never a run.
+    The cells carry no prose, so only reading uses this, never a run; the header's options are the
+    ones the result was made with (same bytes, same header).
     """
     hashes = result.hashes
     if hashes.scheme != KEY_SCHEME:
@@ -217,7 +223,7 @@ def from_result(path: Path, root: Path, result: Result) -> Snippet | None:
              tags=display_tags(c.tags))
         for i, c in enumerate(result.cells))
     snippet = Snippet(path=Path(path).resolve(), root=Path(root).resolve(), cells=cells,
-                      modules=dict(hashes.modules), file_hash=hashes.file)
+                      options=dict(result.options), modules=dict(hashes.modules), file_hash=hashes.file)
     return snippet if snippet.key == result.key else None
 
 
@@ -247,6 +253,7 @@ def _cell(index: int, nb_cell: notebook.RawCell, where: str, number: int) -> Cel
                 number=number if kind == "code" else 0, tags=display_tags(tags), body=nb_cell.body, **flags)
     if kind == "code":
         _check_syntax(cell, where)
+        hidden.check(cell.source, where, line + 1)
     return cell
 
 

@@ -96,6 +96,15 @@ class Store:
                 files.rmdir()
         return target
 
+    def rewrite(self, result: Result) -> Path:
+        """Write a stored result's document again (its images stay as they are)."""
+        target = self.path(result.snippet, result.device_class)
+        try:
+            atomic_write(target, document(result))
+        except OSError as exc:
+            raise StoreError(f"{display_path(target)}: cannot rewrite the result: {exc}") from exc
+        return target
+
     def migrate(self) -> list[Path]:
         """Rewrite each stored result that is not in the current format (``result.SCHEMA``); those files.
 

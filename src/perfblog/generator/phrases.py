@@ -1,0 +1,120 @@
+"""What embeds say in words, per page language: verdict clauses, labels, the page's version note.
+
+A verdict's wording is chosen by the verdict itself, so a sentence built from it cannot contradict its
+numbers. A language is one ``Words`` in ``LANGUAGES``, keyed by the primary subtag (``zh``, ``en``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from perfblog.generator.bench import readable as number
+from perfblog.generator.result import VerdictRecord
+from perfblog.generator.verdict import Verdict
+
+
+def _spaced(*parts: str) -> str:
+    """Join Chinese and Latin pieces with a space where a Han character meets a letter or digit."""
+    out = ""
+    for part in parts:
+        if out and part and ((_han(out[-1]) and _latin(part[0])) or (_latin(out[-1]) and _han(part[0]))):
+            out += " "
+        out += part
+    return out
+
+
+def _latin(char: str) -> bool:
+    return char.isascii() and (char.isalnum() or char in "`")
+
+
+def _han(char: str) -> bool:
+    return "\u4e00" <= char <= "\u9fff"
+
+
+def _interval(low: float, high: float) -> str:
+    return f"{number(low)}–{number(high)}"
+
+
+@dataclass(frozen=True)
+class Words:
+    """One language's phrases."""
+
+    #: verdict -> (record, subject, baseline) -> the clause.
+    clauses: Mapping[Verdict, Callable[[VerdictRecord, str, str], str]]
+    noisy: Callable[[VerdictRecord, str, str], str]
+    rule_text: Callable[[VerdictRecord], str]
+    version_title: Callable[[str], str]  # the label's tooltip, given the post's torch
+    versions_note: Callable[[Mapping[str, list[str]]], str]  # version -> snippets
+
+    def verdict(self, record: VerdictRecord, subject: str, baseline: str) -> str:
+        if record.verdict is Verdict.INCONCLUSIVE and record.noise:
+            return self.noisy(record, subject, baseline)
+        return self.clauses[record.verdict](record, subject, baseline)
+
+    def rule(self, record: VerdictRecord) -> str:
+        return self.rule_text(record)
+
+
+def _pct(value: float) -> str:
+    return f"{value * 100:g} %"
+
+
+ZH = Words(
+    clauses={
+        Verdict.FASTER: lambda r, s, b: _spaced(
+            s, "比", b, f"快：速度约为后者的 {number(r.ratio)} 倍"
+            f"（{_pct(r.confidence)} 区间 {_interval(r.low, r.high)} 倍）"),
+        Verdict.SLOWER: lambda r, s, b: _spaced(
+            s, "比", b, f"慢：耗时约为后者的 {number(1 / r.ratio)} 倍"
+            f"（{_pct(r.confidence)} 区间 {_interval(1 / r.high, 1 / r.low)} 倍）"),
+        Verdict.SAME: lambda r, s, b: _spaced(
+            s, "与", b, f"没有可测的差别（速度比 {number(r.ratio)}，{_pct(r.confidence)} 区间 "
+            f"{_interval(r.low, r.high)}，落在 ±{_pct(r.delta)} 以内）"),
+        Verdict.INCONCLUSIVE: lambda r, s, b: _spaced(
+            s, "与", b, f"谁更快无法判定（速度比 {number(r.ratio)}，{_pct(r.confidence)} 区间 "
+            f"{_interval(r.low, r.high)}，越过了 1±{_pct(r.delta)} 的边界）"),
+    },
+    noisy=lambda r, s, b: _spaced(s, "与", b, f"谁更快无法判定：测量受到干扰（{'；'.join(r.noise)}）"),
+    rule_text=lambda r: (f"速度比 = {r.baseline} 的中位耗时 ÷ {r.candidate} 的中位耗时，{r.blocks} 轮计时的"
+                         f"自助法 {_pct(r.confidence)} 区间；区间下限高于 1+δ 为更快，上限低于 1−δ 为更慢，"
+                         f"整个区间在 1±δ 内为没有可测差别，否则无法判定（δ = {_pct(r.delta)}）"),
+    version_title=lambda torch: f"本文描述的是 torch {torch}，这个结果来自另一个版本",
+    versions_note=lambda found: "本页显示的结果来自不同的 torch 版本：" + "；".join(
+        f"torch {version}（{'、'.join(stems)}）" for version, stems in found.items()) + "。",
+)
+
+EN = Words(
+    clauses={
+        Verdict.FASTER: lambda r, s, b: (
+            f"{s} is faster than {b}: about {number(r.ratio)}× its speed "
+            f"({_pct(r.confidence)} interval {_interval(r.low, r.high)}×)"),
+        Verdict.SLOWER: lambda r, s, b: (
+            f"{s} is slower than {b}: it takes about {number(1 / r.ratio)}× as long "
+            f"({_pct(r.confidence)} interval {_interval(1 / r.high, 1 / r.low)}×)"),
+        Verdict.SAME: lambda r, s, b: (
+            f"{s} and {b} show no measurable difference (speed ratio {number(r.ratio)}, "
+            f"{_pct(r.confidence)} interval {_interval(r.low, r.high)}, within ±{_pct(r.delta)})"),
+        Verdict.INCONCLUSIVE: lambda r, s, b: (
+            f"whether {s} is faster than {b} is inconclusive (speed ratio {number(r.ratio)}, "
+            f"{_pct(r.confidence)} interval {_interval(r.low, r.high)}, across a 1±{_pct(r.delta)} bound)"),
+    },
+    noisy=lambda r, s, b: f"whether {s} is faster than {b} is inconclusive: the measurement was noisy "
+                          f"({'; '.join(r.noise)})",
+    rule_text=lambda r: (f"speed ratio = median time of {r.baseline} / median time of {r.candidate}; "
+                         f"{_pct(r.confidence)} bootstrap interval over {r.blocks} rounds; "
+                         f"faster when its low end is above 1+δ, slower when its high end is below 1−δ, "
+                         f"no measurable difference when it lies within 1±δ, else inconclusive "
+                         f"(δ = {_pct(r.delta)})"),
+    version_title=lambda torch: f"this post describes torch {torch}; this result comes from another version",
+    versions_note=lambda found: "The results on this page come from different torch versions: " + "; ".join(
+        f"torch {version} ({', '.join(stems)})" for version, stems in found.items()) + ".",
+)
+
+#: Languages by primary subtag; others read English.
+LANGUAGES: dict[str, Words] = {"zh": ZH, "en": EN}
+
+
+def of(language: str) -> Words:
+    """The words of a BCP 47 language tag ("zh-CN" -> Chinese)."""
+    return LANGUAGES.get(language.split("-", 1)[0].lower(), EN)
