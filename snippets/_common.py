@@ -32,16 +32,3 @@ def compile_error(fn: Callable[..., Any], *args: Any, **compile_options: Any) ->
 def describe(exc: BaseException) -> dict[str, str]:
     """The class name and first message line: what the post quotes, stable within a torch version."""
     return {"exception": type(exc).__name__, "first_line": first_line(str(exc))}
-
-
-def pin_cpu_threads(device: str) -> int:
-    """On CPU, run single-threaded; return the thread count the timings use.
-
-    The CPU results come from a shared 2-core machine. With two OpenMP threads, any other load makes
-    every parallel region wait for a descheduled thread: one run measured 16 ms per call for what takes
-    0.18 ms on one thread. One thread gives repeatable numbers; the timing tables state the count.
-    It must be set before compiling: Inductor bakes the thread count into the C++ it generates.
-    """
-    if device == "cpu":
-        torch.set_num_threads(1)
-    return torch.get_num_threads()

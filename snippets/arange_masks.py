@@ -17,17 +17,17 @@
 
 # %% name="setup"
 import torch
-from _common import pin_cpu_threads
 
 from perfblog.generator import glue, target_device
 from perfblog.generator.bench import compare, count_compiles
 
 DEVICE = target_device()
-pin_cpu_threads(DEVICE)  # one thread on CPU: see _common.py
 B, H, T, D = (8, 16, 1024, 64) if DEVICE == "cuda" else (2, 2, 64, 16)
 torch.manual_seed(0)
+# blog: start remove-input
 glue("torch", torch.__version__)
 glue("shape", f"B={B} H={H} T={T} D={D}")
+# blog: end remove-input
 
 # %% name="causal"
 def causal_scores(q, k):
@@ -41,12 +41,16 @@ def causal_scores(q, k):
 
 q, k = (torch.randn(B, H, T, D, device=DEVICE) for _ in range(2))
 stats = count_compiles(lambda: torch.compile(causal_scores, fullgraph=True)(q, k))
-torch.testing.assert_close(torch.compile(causal_scores, fullgraph=True)(q, k), causal_scores(q, k))
 print(f"causal: graphs={stats.graphs} breaks={stats.graph_breaks}")
+# blog: start hide-input
+torch.testing.assert_close(torch.compile(causal_scores, fullgraph=True)(q, k), causal_scores(q, k))
 assert (stats.graphs, stats.graph_breaks) == (1, 0), stats
+# blog: end hide-input
+# blog: start remove-input
 glue("causal.graphs", stats.graphs)
 glue("causal.breaks", stats.graph_breaks)
 glue("causal.matches_eager", True)
+# blog: end remove-input
 
 # %% name="padding"
 def padded_mean(x, lengths):
@@ -60,13 +64,17 @@ def padded_mean(x, lengths):
 x = torch.randn(B, T, D, device=DEVICE)
 lengths = torch.randint(1, T + 1, (B,), device=DEVICE)
 stats = count_compiles(lambda: torch.compile(padded_mean, fullgraph=True)(x, lengths))
+print(f"padding: graphs={stats.graphs} breaks={stats.graph_breaks}")
+# blog: start hide-input
 expected = torch.stack([x[b, : int(n)].mean(dim=0) for b, n in enumerate(lengths)])  # the loop it replaces
 torch.testing.assert_close(torch.compile(padded_mean, fullgraph=True)(x, lengths), expected)
-print(f"padding: graphs={stats.graphs} breaks={stats.graph_breaks}")
 assert (stats.graphs, stats.graph_breaks) == (1, 0), stats
+# blog: end hide-input
+# blog: start remove-input
 glue("padding.graphs", stats.graphs)
 glue("padding.breaks", stats.graph_breaks)
 glue("padding.matches_eager", True)
+# blog: end remove-input
 
 # %% name="timing"
 inputs = [tuple(torch.randn(B, H, T, D, device=DEVICE) for _ in range(2)) for _ in range(3)]
@@ -75,7 +83,9 @@ result = compare(
     inputs,
     min_run_time=1.0 if DEVICE == "cuda" else 0.3,
 )
-result.record("timings", caption="由 arange 掩码计算因果注意力权重")
 for row in result.rows():
     print(f"{row['candidate']:20} {row['median_us']:10.1f} us  x{row['speedup']:.2f}")
-glue("speedup", round(result.speedup("编译（fullgraph）"), 2))
+# blog: start remove-input
+result.record("timings", caption="由 arange 掩码计算因果注意力权重")
+result.record_verdict("compiled", "编译（fullgraph）")
+# blog: end remove-input

@@ -15,8 +15,12 @@
 # the skip Inductor counts, instead of a number.
 
 # %% name="setup"
+import contextlib
+import io
+
 import torch
 from torch import nn
+from torch._dynamo.utils import counters
 
 from perfblog.generator import glue, table, target_device
 from perfblog.generator.bench import compare
@@ -27,9 +31,11 @@ LAYERS, WIDTH, BATCH = 24, 256, 8
 model = nn.Sequential(*[layer for _ in range(LAYERS) for layer in (nn.Linear(WIDTH, WIDTH), nn.GELU())])
 model = model.to(DEVICE).eval()
 inputs = [(torch.randn(BATCH, WIDTH, device=DEVICE),) for _ in range(3)]
+# blog: start remove-input
 glue("torch", torch.__version__)
 glue("workload", f"{LAYERS} x (Linear({WIDTH}, {WIDTH}) + GELU), batch {BATCH}")
 glue("applicable", DEVICE == "cuda")
+# blog: end remove-input
 
 
 def forward(x):
@@ -38,11 +44,6 @@ def forward(x):
 
 
 # %% name="run"
-import contextlib  # noqa: E402
-import io  # noqa: E402
-
-from torch._dynamo.utils import counters  # noqa: E402
-
 torch._dynamo.reset()
 counters.clear()
 reduce_overhead = torch.compile(forward, mode="reduce-overhead", fullgraph=True)
@@ -53,13 +54,19 @@ with contextlib.redirect_stderr(io.StringIO()) as said:
     out = reduce_overhead(*inputs[0]).clone()
 torch._logging.set_logs()
 perf_hints = [line for line in said.getvalue().splitlines() if "cudagraph" in line.lower()]
-torch.testing.assert_close(out, forward(*inputs[0]))
 skips = counters["inductor"]["cudagraph_skips"]
-glue("cudagraph_skips", skips)
 print(f"device={DEVICE} cudagraph_skips={skips}")
+# blog: start hide-input
+torch.testing.assert_close(out, forward(*inputs[0]))
+# blog: end hide-input
+# blog: start remove-input
+glue("cudagraph_skips", skips)
+# blog: end remove-input
 
 if DEVICE == "cuda":
+    # blog: start hide-input
     assert skips == 0, "the workload must be CUDA-graph friendly"
+    # blog: end hide-input
     result = compare(
         {
             "eager": forward,
@@ -69,21 +76,29 @@ if DEVICE == "cuda":
         inputs,
         min_run_time=1.0,
     )
-    result.record("timings", caption="启动开销主导的 MLP：eager、default 与 reduce-overhead（CUDA Graphs）")
     for row in result.rows():
         print(f"{row['candidate']:16} {row['median_us']:10.1f} us  x{row['speedup']:.2f}")
+    # blog: start remove-input
+    result.record("timings", caption="启动开销主导的 MLP：eager、default 与 reduce-overhead（CUDA Graphs）")
+    result.record_verdict("default", "default")
+    result.record_verdict("reduce_overhead", "reduce-overhead", over="default")
     glue("status", "measured")
-    glue("speedup.default", round(result.speedup("default"), 2))
+    glue("speedup.default", round(result.speedup("default"), 2))  # for the GPU run's summary
     glue("speedup.reduce_overhead", round(result.speedup("reduce-overhead"), 2))
+    # blog: end remove-input
 else:
     # Observed on CPU: reduce-overhead compiles and runs correctly, CUDA graphs are skipped silently.
+    status = "CPU 上不适用：CUDA Graphs 需要 CUDA 设备"
+    print(status)
+    # blog: start hide-input
     assert skips == 1, skips
     assert not perf_hints, perf_hints  # ... and silently: nothing tells the user CUDA graphs were skipped
-    status = "CPU 上不适用：CUDA Graphs 需要 CUDA 设备"
+    # blog: end hide-input
+    # blog: start remove-input
     glue("status", status)
     glue("speedup.default", None)
     glue("speedup.reduce_overhead", None)
     table("timings", [{"模式": mode, "设备": DEVICE, "状态": status}
                       for mode in ("eager", "default", "reduce-overhead")],
           caption="没有 CUDA 设备：未测量任何耗时")
-    print(status)
+    # blog: end remove-input

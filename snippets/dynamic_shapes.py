@@ -22,8 +22,10 @@ from perfblog.generator.bench import count_compiles
 DEVICE = target_device()
 SIZES = [2, 3, 5, 7, 11]
 WIDTH = 64
+# blog: start remove-input
 glue("torch", torch.__version__)
 glue("sizes", str(SIZES))
+# blog: end remove-input
 
 
 def activate(x):
@@ -54,22 +56,30 @@ settings = {
 }
 for label, stats in settings.items():
     print(f"{label:20} compilations={stats.graphs} breaks={stats.graph_breaks}")
+# blog: start hide-input
 counts = {label: stats.graphs for label, stats in settings.items()}
 assert counts == {"dynamic=None": 2, "dynamic=True": 1, "dynamic=False": 5, "mark_dynamic(x, 0)": 1}, counts
 assert all(stats.graph_breaks == 0 for stats in settings.values())
+# blog: end hide-input
+# blog: start remove-input
 glue("none.compilations", counts["dynamic=None"])
 glue("true.compilations", counts["dynamic=True"])
 glue("false.compilations", counts["dynamic=False"])
 glue("mark_dynamic.compilations", counts["mark_dynamic(x, 0)"])
+# blog: end remove-input
 
 # %% name="size_one"
 # Sizes 0 and 1 are specialised even under dynamic=True: a batch of one gets its own graph.
 with_one = [4, 8, 1, 16]
 stats = compilations(with_one, dynamic=True)
 print(f"dynamic=True over {with_one}: compilations={stats.graphs}")
+# blog: start hide-input
 assert stats.graphs == 2, stats
+# blog: end hide-input
+# blog: start remove-input
 glue("size_one.compilations", stats.graphs)
 counts[f"dynamic=True, sizes {with_one}"] = stats.graphs
+# blog: end remove-input
 
 # %% name="limit"
 # dynamic=False compiles once per size until config.recompile_limit; later calls run eagerly.
@@ -77,10 +87,14 @@ limit = torch._dynamo.config.recompile_limit
 many = list(range(2, 14))
 stats = compilations(many, dynamic=False, backend="eager")
 print(f"dynamic=False over {len(many)} sizes: compilations={stats.graphs}, recompile_limit={limit}")
+# blog: start hide-input
 assert stats.graphs == limit == 8, (stats.graphs, limit)
+# blog: end hide-input
+# blog: start remove-input
 glue("limit.value", limit)
 glue("limit.compilations", stats.graphs)
 counts[f"dynamic=False, {len(many)} sizes"] = stats.graphs
+# blog: end remove-input
 
 # %% name="summary" hide=true
 # Short chart labels, so that six bars' labels fit side by side.

@@ -21,7 +21,9 @@ from perfblog.generator import glue, table
 
 torch.manual_seed(0)
 x = torch.randn(8)
+# blog: start remove-input
 glue("torch", torch.__version__)
+# blog: end remove-input
 
 
 def branch(x):
@@ -77,5 +79,9 @@ try:
     out = torch.compile(shout, fullgraph=True, backend="eager")(x)
 finally:
     torch._dynamo.config.reorderable_logging_functions.discard(print)
+# blog: start hide-input
 torch.testing.assert_close(out, x + 1)
+# blog: end hide-input
+# blog: start remove-input
 glue("print_fix.works", True)
+# blog: end remove-input

@@ -16,18 +16,19 @@
 # %% name="setup"
 import torch
 import torch.nn.functional as F
-from _common import compile_error, describe, pin_cpu_threads
+from _common import compile_error, describe
 
 from perfblog.generator import glue, table, target_device
 from perfblog.generator.bench import compare, count_compiles, first_line
 
 DEVICE = target_device()
-pin_cpu_threads(DEVICE)  # one thread on CPU: see _common.py
 N = 1 << 22 if DEVICE == "cuda" else 1 << 12
 torch.manual_seed(0)
 x = torch.randn(N, device=DEVICE)
 short = x[:8]  # .tolist() makes one Python int (one symbol when captured) per element: keep it short
+# blog: start remove-input
 glue("torch", torch.__version__)
+# blog: end remove-input
 
 
 def scale_by_mean(x):
@@ -46,23 +47,29 @@ def graphs_and_breaks(fn, *args, **options):
     return {"graphs": stats.graphs, "breaks": stats.graph_breaks, "reason": reason}
 
 
+# blog: start remove-input
 rows = []
+# blog: end remove-input
 
 # %% name="default"
 seen = graphs_and_breaks(scale_by_mean, x)
 print(seen)
-assert (seen["graphs"], seen["breaks"]) == (2, 1), seen
-assert seen["reason"] == "Unsupported Tensor.item() call with capture_scalar_outputs=False", seen
-rows.append({"code": ".item()", "mode": "default", **seen})
 tolist = graphs_and_breaks(int_list, short)
 print(tolist)
+# blog: start hide-input
+assert (seen["graphs"], seen["breaks"]) == (2, 1), seen
+assert seen["reason"] == "Unsupported Tensor.item() call with capture_scalar_outputs=False", seen
 assert (tolist["graphs"], tolist["breaks"]) == (2, 1), tolist
 assert tolist["reason"] == "Data dependent operator", tolist
+# blog: end hide-input
+# blog: start remove-input
+rows.append({"code": ".item()", "mode": "default", **seen})
 rows.append({"code": ".tolist() (int)", "mode": "default", **tolist})
 glue("default.graphs", seen["graphs"])
 glue("default.breaks", seen["breaks"])
 glue("default.reason", seen["reason"])
 glue("tolist_default.reason", tolist["reason"])
+# blog: end remove-input
 
 # %% name="capture"
 with torch._dynamo.config.patch(capture_scalar_outputs=True):
@@ -78,19 +85,25 @@ glue("capture.graphs", seen["graphs"])
 glue("capture.breaks", seen["breaks"])
 
 # %% name="fullgraph"
-assert torch._dynamo.config.capture_scalar_outputs is False  # the default is untouched...
+print(torch._dynamo.config.capture_scalar_outputs)  # the default is untouched...
 seen = graphs_and_breaks(scale_by_mean, x, fullgraph=True)  # ...and fullgraph=True captures anyway
 print(seen)
-assert (seen["graphs"], seen["breaks"]) == (1, 0), seen
-rows.append({"code": ".item()", "mode": "fullgraph=True", **seen})
 tolist = graphs_and_breaks(int_list, short, fullgraph=True)
+print(tolist)
+# blog: start hide-input
+assert torch._dynamo.config.capture_scalar_outputs is False
+assert (seen["graphs"], seen["breaks"]) == (1, 0), seen
 assert (tolist["graphs"], tolist["breaks"]) == (1, 0), tolist
-rows.append({"code": ".tolist() (int)", "mode": "fullgraph=True", **tolist})
 torch.testing.assert_close(torch.compile(scale_by_mean, fullgraph=True)(x), scale_by_mean(x))
+# blog: end hide-input
+# blog: start remove-input
+rows.append({"code": ".item()", "mode": "fullgraph=True", **seen})
+rows.append({"code": ".tolist() (int)", "mode": "fullgraph=True", **tolist})
 glue("fullgraph.graphs", seen["graphs"])
 glue("fullgraph.breaks", seen["breaks"])
 glue("fullgraph.raised", False)
 table("modes", rows, caption=f"graphs and breaks, backend='eager', torch {torch.__version__}")
+# blog: end remove-input
 
 
 # %% name="branch_on_item" raises=true
@@ -121,9 +134,13 @@ result = compare(
     inputs,
     min_run_time=1.0 if DEVICE == "cuda" else 0.3,
 )
-result.record("timings", caption=".item() 断图与被捕获两种情况")
 for row in result.rows():
     print(f"{row['candidate']:26} {row['median_us']:10.1f} us  x{row['speedup']:.2f}  graphs={row['graphs']}")
+# blog: start hide-input
 assert result["编译（fullgraph=True）"].compile.graph_breaks == 0
-glue("speedup.break", round(result.speedup("编译（断图）"), 2))
-glue("speedup.fullgraph", round(result.speedup("编译（fullgraph=True）"), 2))
+# blog: end hide-input
+# blog: start remove-input
+result.record("timings", caption=".item() 断图与被捕获两种情况")
+result.record_verdict("break", "编译（断图）")
+result.record_verdict("fullgraph", "编译（fullgraph=True）")
+# blog: end remove-input

@@ -15,12 +15,13 @@
 # %% [markdown]
 # A decoder-only transformer with random weights, measured end to end: prefill latency, per-token
 # decode latency and memory under eager, torch.compile, fullgraph=True, fullgraph=True with CUDA graphs
-# (mode="reduce-overhead", GPU only) and a gpt-fast style static KV cache. Each compiled variant's first
-# call compiles into an empty Inductor cache of its own: one cold-compile sample per variant. The GPU
-# size is chosen so that this snippet fits its budget in bench/gpu-run-plan.tsv.
+# (mode="reduce-overhead", GPU only) and a gpt-fast style static KV cache. The harness times each
+# compiled variant's first run cold (an empty Inductor cache of its own) and warm (that cache filled),
+# split into Dynamo and Inductor time: one sample each. The variants' runs then take turns, and the
+# harness gives each comparison with eager its interval and verdict. The GPU size is chosen so that
+# this snippet fits its budget in bench/gpu-run-plan.tsv.
 
 # %% name="setup"
-import contextlib
 import copy
 import gc
 import os
@@ -33,7 +34,13 @@ from torch import nn
 from torch.profiler import ProfilerActivity, profile
 
 from perfblog.generator import chart, glue, table, target_device
-from perfblog.generator.bench import Stats, read_compile_stats, readable, reset_compile_stats
+from perfblog.generator.bench import (
+    first_calls,
+    inductor_cache_dir,
+    interleave,
+    pin_threads,
+    readable,
+)
 
 DEVICE = target_device()
 ON_GPU = DEVICE == "cuda"
@@ -47,9 +54,8 @@ if ON_GPU:  # about 0.34B parameters in bf16, batch 1: the decode regime gpt-fas
 else:  # tiny, so that every variant compiles and runs in minutes on two CPU cores
     CFG = dict(dim=128, n_layers=2, n_heads=4, ffn_dim=344, vocab=512, max_seq=64)
     PROMPT_LEN, NEW_TOKENS, REPEATS = 32, 16, 31
-    # One thread: batch-1 decode of a tiny model does not scale to two cores, and on a shared
-    # machine a second thread mostly waits at barriers, which turns into noise.
-    torch.set_num_threads(1)
+# The harness's CPU thread count (one), set before anything is compiled: Inductor bakes it into its C++.
+pin_threads(DEVICE)
 
 print(f"device={DEVICE} dtype={DTYPE} torch={torch.__version__} threads={torch.get_num_threads()}")
 print(f"config={CFG} prompt={PROMPT_LEN} new_tokens={NEW_TOKENS} repeats={REPEATS}")
@@ -249,38 +255,47 @@ VARIANTS = [  # (label, cache, compile options or None for eager, GPU only)
      {"fullgraph": True, "dynamic": False, "mode": "reduce-overhead"}, True),
 ]
 CACHE_ROOT = tempfile.mkdtemp(prefix="model-bench-inductor-")
+SHORT = {"eager": "eager", "torch.compile": "compile", "compile fullgraph": "fullgraph",
+         "fullgraph + reduce-overhead": "fullgraph+CG"}
+CACHE = {"growing": "增长", "static": "静态"}
 
 
-@contextlib.contextmanager
-def inductor_cache(name):
-    """Inductor and Triton caches in a folder of the variant's own: empty (a cold compile) the first
-    time, warm when the variant is compiled again. In-memory caches are cleared on the way in."""
-    from torch._inductor.utils import clear_caches
+def prose_label(r):
+    """The long name, for prose."""
+    return f"{r['variant']}（{CACHE[r['cache']]} KV cache）"
 
-    folder = os.path.join(CACHE_ROOT, name)
-    saved = {k: os.environ.get(k) for k in ("TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR")}
-    clear_caches()
-    os.environ.update(TORCHINDUCTOR_CACHE_DIR=folder, TRITON_CACHE_DIR=os.path.join(folder, "triton"))
-    try:
-        yield
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+
+def short_label(r):
+    """The short name, shared by the table, the chart and the harness's comparisons."""
+    return f"{SHORT[r['variant']]}·{CACHE[r['cache']]}"
+
+
+
+def folder(name):
+    """The variant's own Inductor and Triton cache: empty for its cold compile, warm afterwards."""
+    return os.path.join(CACHE_ROOT, name)
 
 
 def prepare(name, cache, options):
-    """The variant's step function, compiled and warmed up: every shape compiled, CUDA graphs recorded."""
+    """The variant's step, its first runs timed cold and warm by the harness, then warmed up: every shape
+    compiled, CUDA graphs recorded (on a later call than the one that compiled)."""
     step = models[cache] if options is None else torch.compile(models[cache], **options)
     mark = options is not None and options.get("mode") == "reduce-overhead"
-    with inductor_cache(name):
-        t0 = time.perf_counter()
-        run(step, cache == "static", mark_step=mark)  # warm-up 1: compiles every shape the loop meets
-        first_call_s = time.perf_counter() - t0
-        run(step, cache == "static", mark_step=mark)  # warm-up 2: CUDA graphs are recorded on a later call
-    return step, mark, first_call_s
+    first = first_calls(lambda: run(step, cache == "static", mark_step=mark), device=DEVICE,
+                        cache_dir=folder(name))
+    with inductor_cache_dir(folder(name)):
+        run(step, cache == "static", mark_step=mark)
+    return step, mark, first
+
+
+def compiled_step(name, cache, options):
+    """The variant's step compiled again from its warm cache, for the timing rounds."""
+    step = models[cache] if options is None else torch.compile(models[cache], **options)
+    mark = options is not None and options.get("mode") == "reduce-overhead"
+    with inductor_cache_dir(folder(name)):
+        for _ in range(2):
+            run(step, cache == "static", mark_step=mark)
+    return step, mark
 
 
 def agreement(logits, reference):
@@ -335,7 +350,7 @@ with torch.no_grad():
 
 # What compiling costs only once per process (worker pool, imports, first lowerings) goes to a throwaway
 # compile of the prefill in a cache of its own, so that every variant's cold compile is comparable.
-with torch.no_grad(), inductor_cache("warm-up"):
+with torch.no_grad(), inductor_cache_dir(folder("warm-up")):
     torch.compile(models["growing"])(prompt, prompt_pos)
 
 # Pass 1, one variant at a time from a clean slate: cold compile, graphs, correctness, memory, kernels.
@@ -347,10 +362,9 @@ with torch.no_grad():
             results.append(row | {"status": "not applicable on CPU: CUDA graphs need a CUDA device"})
             continue
         torch._dynamo.reset()
-        reset_compile_stats()
         for name, m in models.items():  # memory must not count the other model's weights
             m.to(DEVICE if name == cache else "cpu")
-        step, mark, first_call_s = prepare(f"v{index}", cache, options)
+        step, mark, first = prepare(f"v{index}", cache, options)
         _, _, logits = run(step, cache == "static", keep=True, mark_step=mark)
         rel_error, top1, in_top5 = agreement(logits, reference)
         if ON_GPU:  # bf16 against float32: no worse than bf16 rounding through the model allows
@@ -366,9 +380,9 @@ with torch.no_grad():
             run(step, cache == "static", mark_step=mark)
             peak, reserved = torch.cuda.max_memory_allocated(), torch.cuda.max_memory_reserved()
             activation = peak - before  # what the call adds to weights, caches and graph pools
-        compiled = read_compile_stats() if options is not None else None
+        compiled = first.stats if options is not None else None
         results.append(row | {
-            "status": "measured", "options": options, "first_call_s": first_call_s,
+            "status": "measured", "options": options, "first": first, "first_call_s": first.cold.wall_s,
             "peak_mib": None if peak is None else peak / 2**20,
             "reserved_mib": None if reserved is None else reserved / 2**20,
             "activation_mib": None if activation is None else activation / 2**20,
@@ -389,19 +403,27 @@ torch._dynamo.config.recompile_limit = 64
 for m in models.values():
     m.to(DEVICE)
 measured = [r for r in results if r["status"] == "measured"]
+
+
+def timed_run(step, static, mark):
+    """One whole run for the harness's rounds: prefill seconds and decode seconds per token."""
+    def go():
+        prefill_s, decode_s, _ = run(step, static, mark_step=mark)
+        return {"prefill": prefill_s, "decode": decode_s / NEW_TOKENS}
+    return go
+
+
 with torch.no_grad():
-    steps = [prepare(f"v{r['index']}", r["cache"], r["options"])[:2] for r in measured]
-    samples = [[] for _ in measured]
-    for _ in range(REPEATS):
-        for (step, mark), r, out in zip(steps, measured, samples, strict=True):
-            out.append(run(step, r["cache"] == "static", mark_step=mark))
+    steps = [compiled_step(f"v{r['index']}", r["cache"], r["options"]) for r in measured]
+    runs = {short_label(r): timed_run(step, r["cache"] == "static", mark)
+            for (step, mark), r in zip(steps, measured, strict=True)}
+    timed = interleave(runs, repeats=REPEATS, device=DEVICE)
     for (step, mark), r in zip(steps, measured, strict=True):
         r.update(decode_profile(step, r["cache"] == "static", mark))
-for r, timings in zip(measured, samples, strict=True):
-    prefill = Stats.from_samples([t[0] * 1e3 for t in timings])  # milliseconds
-    decode = Stats.from_samples([t[1] / NEW_TOKENS * 1e3 for t in timings])
-    r.update(prefill_ms=prefill.median_s, prefill_iqr_ms=prefill.iqr_s,
-             decode_ms=decode.median_s, decode_iqr_ms=decode.iqr_s, tok_s=1e3 / decode.median_s)
+for r in measured:
+    prefill, decode = timed["prefill"][short_label(r)].timing, timed["decode"][short_label(r)].timing
+    r.update(prefill_ms=prefill.median_s * 1e3, prefill_iqr_ms=prefill.iqr_s * 1e3,
+             decode_ms=decode.median_s * 1e3, decode_iqr_ms=decode.iqr_s * 1e3, tok_s=1 / decode.median_s)
     print(f"{r['variant']:28s} {r['cache']:8s} prefill {r['prefill_ms']:8.3f} ms  "
           f"decode {r['decode_ms']:7.3f} ms/token  first call {r['first_call_s']:6.1f} s  "
           f"rel.err {r['rel_error']:.1e} top1 {r['top1']:.3f}  aten ops/step {r['aten_ops']}")
@@ -411,20 +433,6 @@ torch._dynamo.reset()
 # %% name="results"
 eager = next(r for r in measured if r["variant"] == "eager" and r["cache"] == "growing")
 
-
-SHORT = {"eager": "eager", "torch.compile": "compile", "compile fullgraph": "fullgraph",
-         "fullgraph + reduce-overhead": "fullgraph+CG"}
-CACHE = {"growing": "增长", "static": "静态"}
-
-
-def label(r):
-    """The long name, for prose."""
-    return f"{r['variant']}（{CACHE[r['cache']]} KV cache）"
-
-
-def short_label(r):
-    """The short name, shared by the table and the chart."""
-    return f"{SHORT[r['variant']]}·{CACHE[r['cache']]}"
 
 
 def spread(median, iqr):
@@ -442,18 +450,22 @@ for r in results:
         "配置": short_label(r),
         "prefill ms（IQR）": spread(r["prefill_ms"], r["prefill_iqr_ms"]),
         "解码 ms/token（IQR）": spread(r["decode_ms"], r["decode_iqr_ms"]),
-        "解码加速比": f"{eager['decode_ms'] / r['decode_ms']:.2f}×",
+        "解码加速比（95 % 区间）": timed["decode"].speedup_text(short_label(r), over=short_label(eager)),
     }
     if ON_GPU:  # memory is measured on CUDA only
         row["峰值显存 MiB（分配/保留）"] = f"{r['peak_mib']:.0f}/{r['reserved_mib']:.0f}"
         row["激活显存 MiB"] = f"{r['activation_mib']:.0f}"
     is_compiled = r["graphs"] is not None
     row["图/断裂/重编译"] = f"{r['graphs']}/{r['breaks']}/{r['recompiles']}" if is_compiled else "—"
-    row["首次调用 s（冷编译，单次）"] = readable(r["first_call_s"])
+    warm = r["first"].warm
+    row["冷编译首次运行 s（Dynamo / Inductor）"] = r["first"].cold.summary() if warm else "—"
+    row["热缓存首次运行 s（Dynamo / Inductor）"] = warm.summary() if warm else "—"
     rows.append(row)
 table("decode", rows, caption=f"batch 1，prompt {PROMPT_LEN} tokens，再逐个解码 {NEW_TOKENS} tokens；"
       f"{DEVICE}{'' if ON_GPU else f' {torch.get_num_threads()} 线程'}，各配置轮流计时 {REPEATS} 轮，"
-      "中位数（IQR）；首次调用是每个配置在自己的空 Inductor 缓存里的冷编译，只有一个样本。"
+      "中位数（IQR），加速比括号内为按轮自助法的 95 % 区间；冷编译：每个配置在自己的空 Inductor 缓存里、"
+      "重置 Dynamo 后的第一次完整运行；热缓存：同一缓存填满后再次重置 Dynamo 的第一次运行；"
+      "括号内为 torch 编译指标中的 Dynamo 跟踪与 Inductor（含 AOTAutograd）时间；都只有一个样本。"
       "增长 / 静态：torch.cat 逐步变长 / 预分配的 KV cache（静态的编译配置用 dynamic=False）；CG：CUDA Graphs"
       + ("；激活显存 = 一次 prefill 加解码的峰值减去调用前已分配的显存（权重、KV cache、CUDA Graph 内存池）。"
          if ON_GPU else "，CPU 上不适用；CPU 上不测峰值内存。"))
@@ -491,8 +503,9 @@ assert growing["torch.compile"]["graphs"] == growing["compile fullgraph"]["graph
 assert growing["compile fullgraph"]["graphs"] > 1 and growing["compile fullgraph"]["recompiles"] > 0, growing
 glue("compiled.breaks", 0)
 best = min(measured, key=lambda r: r["decode_ms"])
-glue("best.decode_variant", label(best))
+glue("best.decode_variant", prose_label(best))
 glue("best.decode_speedup", eager["decode_ms"] / best["decode_ms"])
+timed["decode"].record_verdict("best_decode", short_label(best), over=short_label(eager))
 glue("all_match_eager", True)  # reached only if every logits check above passed
 glue("first_call.samples", 1)  # one cold compile per variant: a single sample, never a distribution
 # Fusion shows in what runs: fewer operators dispatched per decode step than eager, on every device.
@@ -533,14 +546,16 @@ CLAIM = {"model_b": 14, "latency_low": 30, "latency_high": 45, "memory_low": 10,
 for k, v in CLAIM.items():
     glue(f"claim.{k}", v)
 full = next(r for r in measured if r["variant"] == "compile fullgraph" and r["cache"] == "growing")
-decode_cut = 100 * (1 - full["decode_ms"] / eager["decode_ms"])
-prefill_cut = 100 * (1 - full["prefill_ms"] / eager["prefill_ms"])
-glue("claim.decode_cut_pct", decode_cut)
-glue("claim.prefill_cut_pct", prefill_cut)
-for phase, cut in (("decode", decode_cut), ("prefill", prefill_cut)):
-    inside = CLAIM["latency_low"] <= cut <= CLAIM["latency_high"]
-    glue(f"claim.{phase}_in_range", inside)
-    glue(f"claim.{phase}_verdict", "在" if inside else "不在")  # the word the post's sentence needs
+cuts = {}
+for phase in ("decode", "prefill"):
+    # The cut is 1 - 1/speed ratio: its interval follows from the ratio's, and so does the verdict.
+    judged = timed[phase].record_verdict(phase, short_label(full), over=short_label(eager))
+    cuts[phase] = [100 * (1 - 1 / x) for x in (judged.interval.ratio, judged.interval.low,
+                                                judged.interval.high)]
+    glue(f"claim.{phase}_cut_pct", cuts[phase][0])
+    glue(f"claim.{phase}_cut_low_pct", cuts[phase][1])
+    glue(f"claim.{phase}_cut_high_pct", cuts[phase][2])
+decode_cut, prefill_cut = cuts["decode"][0], cuts["prefill"][0]
 if ON_GPU:
     memory_cut = 100 * (1 - full["peak_mib"] / eager["peak_mib"])
     inside = CLAIM["memory_low"] <= memory_cut <= CLAIM["memory_high"]
@@ -563,11 +578,11 @@ glue("claim.untested_reason", None if ON_GPU else
      "与原文的 14B 模型和 GPU 相去太远")
 table("claim", [
     {"指标": "decode 延迟降幅 (%)", "文章声称": f"{CLAIM['latency_low']}–{CLAIM['latency_high']}",
-     "本次实测": round(decode_cut, 1)},
+     "本次实测（95 % 区间）": "{:.1f}（{:.1f}–{:.1f}）".format(*cuts["decode"])},
     {"指标": "prefill 延迟降幅 (%)", "文章声称": f"{CLAIM['latency_low']}–{CLAIM['latency_high']}",
-     "本次实测": round(prefill_cut, 1)},
+     "本次实测（95 % 区间）": "{:.1f}（{:.1f}–{:.1f}）".format(*cuts["prefill"])},
     {"指标": "峰值显存降幅 (%)", "文章声称": f"{CLAIM['memory_low']}–{CLAIM['memory_high']}",
-     "本次实测": None if memory_cut is None else round(memory_cut, 1)},
+     "本次实测（95 % 区间）": None if memory_cut is None else f"{memory_cut:.1f}（单次）"},
 ], caption=f"文章的说法（{CLAIM['model_b']}B 模型，fullgraph + inductor）对照本次运行（fullgraph、"
            "growing KV cache，相对 eager；负数表示变慢或变大）")
 print(f"fullgraph vs eager: decode {decode_cut:+.1f}%  prefill {prefill_cut:+.1f}%  memory {memory_cut}")

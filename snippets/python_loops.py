@@ -13,16 +13,18 @@
 # grows with the length and every new length is a new graph. The vectorised form is one small graph.
 
 # %% name="setup"
+import functools
+
 import torch
-from _common import pin_cpu_threads
 
 from perfblog.generator import glue, table, target_device
 from perfblog.generator.bench import compare, count_compiles
 
 DEVICE = target_device()
-pin_cpu_threads(DEVICE)  # one thread on CPU: see _common.py
 torch.manual_seed(0)
+# blog: start remove-input
 glue("torch", torch.__version__)
+# blog: end remove-input
 
 
 def loop_sum_squares(x):
@@ -38,24 +40,34 @@ def vectorised_sum_squares(x):
 
 # %% name="loop"
 LENGTHS = [8, 9, 10, 11]
-rows = []
+
+
+def call_each_length(compiled):
+    return [compiled(torch.randn(n, device=DEVICE)) for n in LENGTHS]
+
+
+found = {}
 for fn in (loop_sum_squares, vectorised_sum_squares):
     torch._dynamo.reset()
     compiled = torch.compile(fn, fullgraph=True, backend="eager")
-    stats = count_compiles(lambda: [compiled(torch.randn(n, device=DEVICE)) for n in LENGTHS])  # noqa: B023
-    rows.append({"function": fn.__name__, "lengths": str(LENGTHS), "graphs": stats.graphs,
-                 "graph_breaks": stats.graph_breaks, "ops per graph": str(list(stats.graph_ops))})
-    print(rows[-1])
-table("graphs_per_length", rows, caption="fullgraph=True, one call per length, default dynamic=None")
-loop_row, vector_row = rows
-assert loop_row["graphs"] == len(LENGTHS) and loop_row["graph_breaks"] == 0, loop_row
-assert vector_row["graphs"] == 2, vector_row  # static first, then one dynamic graph for every length
-loop_ops = [int(n) for n in loop_row["ops per graph"].strip("[]").split(",")]
-assert loop_ops == sorted(loop_ops) and loop_ops[0] < loop_ops[-1], loop_ops  # it grows with the length
-glue("loop.graphs", loop_row["graphs"])
-glue("loop.ops_8", loop_ops[0])
-glue("loop.ops_11", loop_ops[-1])
-glue("vectorised.graphs", vector_row["graphs"])
+    found[fn.__name__] = stats = count_compiles(functools.partial(call_each_length, compiled))
+    print(f"{fn.__name__}: graphs={stats.graphs} breaks={stats.graph_breaks} ops={list(stats.graph_ops)}")
+# blog: start hide-input
+loop, vector = found["loop_sum_squares"], found["vectorised_sum_squares"]
+assert loop.graphs == len(LENGTHS) and loop.graph_breaks == 0, loop
+assert vector.graphs == 2, vector  # static first, then one dynamic graph for every length
+assert list(loop.graph_ops) == sorted(loop.graph_ops) and loop.graph_ops[0] < loop.graph_ops[-1], loop
+# blog: end hide-input
+# blog: start remove-input
+table("graphs_per_length", [
+    {"function": name, "lengths": str(LENGTHS), "graphs": s.graphs, "graph_breaks": s.graph_breaks,
+     "ops per graph": str(list(s.graph_ops))} for name, s in found.items()
+], caption="fullgraph=True, one call per length, default dynamic=None")
+glue("loop.graphs", loop.graphs)
+glue("loop.ops_8", loop.graph_ops[0])
+glue("loop.ops_11", loop.graph_ops[-1])
+glue("vectorised.graphs", vector.graphs)
+# blog: end remove-input
 
 # %% name="timing"
 N = 256 if DEVICE == "cuda" else 64
@@ -71,10 +83,12 @@ result = compare(
     inputs,
     min_run_time=1.0 if DEVICE == "cuda" else 0.3,
 )
-result.record("timings", caption=f"{N} 个元素的平方和")
 for row in result.rows():
-    print(f"{row['candidate']:20} first {row['first_call_s']:7.3f} s {row['median_us']:10.1f} us")
+    print(f"{row['candidate']:20} cold {row['cold_first_call_s']:7.3f} s {row['median_us']:10.1f} us")
+# blog: start remove-input
+result.record("timings", caption=f"{N} 个元素的平方和")
+result.record_verdict("vectorised_over_loop", "编译 · 向量化", over="编译 · 循环")
 glue("n", N)
-glue("loop.first_call_s", round(result["编译 · 循环"].first_call_s, 3))
-glue("vectorised.first_call_s", round(result["编译 · 向量化"].first_call_s, 3))
-glue("speedup", round(result.speedup("编译 · 向量化", over="编译 · 循环"), 2))
+glue("loop.cold_first_call_s", round(result["编译 · 循环"].first_call_s, 3))
+glue("vectorised.cold_first_call_s", round(result["编译 · 向量化"].first_call_s, 3))
+# blog: end remove-input

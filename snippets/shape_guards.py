@@ -14,6 +14,8 @@
 # same batch sizes for dynamic=None, True and False, with the recompile reasons Dynamo gives.
 
 # %% name="setup"
+import functools
+
 import torch
 
 from perfblog.generator import glue, table, target_device
@@ -21,8 +23,10 @@ from perfblog.generator.bench import count_compiles, first_line
 
 DEVICE = target_device()
 SIZES = [8, 32, 4, 64, 12]
+# blog: start remove-input
 glue("torch", torch.__version__)
 glue("sizes", str(SIZES))
+# blog: end remove-input
 
 
 def head(x):
@@ -36,17 +40,27 @@ def guard_text(reason):
     return first_line(reason).split("#")[0].strip()
 
 
+def call_each_size(compiled):
+    return [compiled(torch.randn(n, 4, device=DEVICE)) for n in SIZES]
+
+
 # %% name="guards"
 rows = {}
 for dynamic in (None, True, False):
     torch._dynamo.reset()
     compiled = torch.compile(head, fullgraph=True, dynamic=dynamic, backend="eager")
-    stats = count_compiles(lambda: [compiled(torch.randn(n, 4, device=DEVICE)) for n in SIZES])  # noqa: B023
-    rows[dynamic] = stats
+    rows[dynamic] = stats = count_compiles(functools.partial(call_each_size, compiled))
     print(f"dynamic={dynamic!s:5} graphs={stats.graphs} breaks={stats.graph_breaks} "
           f"recompiles={stats.recompiles}")
     for reason in stats.recompile_reasons:
         print("    ", first_line(reason))
+# blog: start hide-input
+assert all(s.graph_breaks == 0 for s in rows.values())
+assert (rows[None].graphs, rows[True].graphs, rows[False].graphs) == (3, 2, 5), rows
+assert "size mismatch at index 0" in rows[None].recompile_reasons[0]
+assert "x.size()[0]" in rows[None].recompile_reasons[1]
+# blog: end hide-input
+# blog: start remove-input
 table(
     "recompiles",
     [{"dynamic": str(d), "图数": s.graphs, "图断裂": s.graph_breaks, "重编译": s.recompiles,
@@ -54,13 +68,10 @@ table(
      for d, s in rows.items()],
     caption=f"if x.shape[0] > 16，fullgraph=True，backend='eager'，批大小依次为 {SIZES}",
 )
-assert all(s.graph_breaks == 0 for s in rows.values())
-assert (rows[None].graphs, rows[True].graphs, rows[False].graphs) == (3, 2, 5), rows
-assert "size mismatch at index 0" in rows[None].recompile_reasons[0]
-assert "x.size()[0]" in rows[None].recompile_reasons[1]
 glue("none.graphs", rows[None].graphs)
 glue("true.graphs", rows[True].graphs)
 glue("false.graphs", rows[False].graphs)
 glue("breaks", 0)
 glue("none.reason_1", guard_text(rows[None].recompile_reasons[0]))
 glue("none.reason_2", guard_text(rows[None].recompile_reasons[1]))
+# blog: end remove-input

@@ -89,12 +89,16 @@ for shape in shapes:
     scores = torch.randn(shape, device=DEVICE, dtype=dtype)
     expected = causal_softmax_torch(scores)
     got = causal_softmax_triton(scores)
+    # blog: start hide-input
     torch.testing.assert_close(got, expected, **tol)
+    # blog: end hide-input
     worst = max(worst, (got.float() - expected.float()).abs().max().item())
 print(f"Triton kernel == eager on {len(shapes)} shapes; max abs error {worst:.2e}")
+# blog: start remove-input
 glue("matches_eager", True)
 glue("max_abs_error", worst)
 glue("shapes_checked", len(shapes))
+# blog: end remove-input
 
 # %% name="inductor_code"
 from torch._inductor.utils import run_and_get_code  # noqa: E402

@@ -10,28 +10,27 @@
 
 # %% [markdown]
 # Cutting an image into patches: a hand-written double loop of slices against `F.unfold`, and the way
-# back with `F.fold`. Same output; then the cost of compiling each (caches disabled, so the first call
-# really compiles) and their steady-state run time.
+# back with `F.fold`. Same output; then the cost of compiling each (the harness compiles each cold, from
+# an empty Inductor cache, then warm) and their steady-state run time.
 
 # %% name="setup"
+import functools
+
 import torch
 import torch.nn.functional as F
-from _common import pin_cpu_threads
 
 from perfblog.generator import glue, target_device
 from perfblog.generator.bench import compare, count_compiles
 
 DEVICE = target_device()
-pin_cpu_threads(DEVICE)  # one thread on CPU: see _common.py
 B, C, S = (64, 3, 64) if DEVICE == "cuda" else (4, 3, 16)
 P = 4  # patch size and stride: non-overlapping patches
 torch.manual_seed(0)
-torch._inductor.config.force_disable_caches = True  # report real compile times, not cache hits
-# Inductor's one-off start-up cost in a fresh process goes to an unrelated function, not to either side.
-torch.compile(lambda t: torch.relu(t) * 2 + 1)(torch.randn(64, 64, device=DEVICE))
+# blog: start remove-input
 glue("torch", torch.__version__)
 glue("shape", f"B={B} C={C} H=W={S} patch={P}")
 glue("patches", (S // P) ** 2)
+# blog: end remove-input
 
 
 def patches_loop(x):
@@ -53,13 +52,22 @@ def roundtrip(x):
 
 # %% name="equal"
 x = torch.randn(B, C, S, S, device=DEVICE)
+print(torch.equal(patches_loop(x), patches_unfold(x)))  # the same patches, in the same order
+print(torch.equal(roundtrip(x), x))  # exact for non-overlapping patches
+# blog: start hide-input
 torch.testing.assert_close(patches_loop(x), patches_unfold(x), rtol=0, atol=0)
-torch.testing.assert_close(roundtrip(x), x, rtol=0, atol=0)  # exact for non-overlapping patches
+torch.testing.assert_close(roundtrip(x), x, rtol=0, atol=0)
+# blog: end hide-input
 for fn in (patches_loop, patches_unfold, roundtrip):
-    stats = count_compiles(lambda: torch.compile(fn, fullgraph=True, backend="eager")(x))  # noqa: B023
+    stats = count_compiles(functools.partial(torch.compile(fn, fullgraph=True, backend="eager"), x))
+    print(f"{fn.__name__}: graphs={stats.graphs} breaks={stats.graph_breaks}")
+    # blog: start hide-input
     assert (stats.graphs, stats.graph_breaks) == (1, 0), (fn.__name__, stats)
+    # blog: end hide-input
+# blog: start remove-input
 glue("unfold.matches_loop", True)
 glue("fold.roundtrip", True)
+# blog: end remove-input
 
 # %% name="timing"
 inputs = [(torch.randn(B, C, S, S, device=DEVICE),) for _ in range(3)]
@@ -73,12 +81,13 @@ result = compare(
     inputs,
     min_run_time=1.0 if DEVICE == "cuda" else 0.3,
 )
-result.record("timings", caption="切片循环与 F.unfold 切分图块，关闭 Inductor 缓存")
 for row in result.rows():
-    print(f"{row['candidate']:16} first {row['first_call_s']:7.3f} s {row['median_us']:10.1f} us")
-loop_first = result["编译 · 切片循环"].first_call_s
-unfold_first = result["编译 · unfold"].first_call_s
-glue("loop.first_call_s", round(loop_first, 3))
-glue("unfold.first_call_s", round(unfold_first, 3))
-glue("compile_ratio", round(loop_first / unfold_first, 2))
-glue("speedup", round(result.speedup("编译 · unfold", over="编译 · 切片循环"), 2))
+    print(f"{row['candidate']:16} cold {row['cold_first_call_s']:7.3f} s {row['median_us']:10.1f} us")
+# blog: start remove-input
+result.record("timings", caption="切片循环与 F.unfold 切分图块")
+result.record_verdict("unfold_over_loop", "编译 · unfold", over="编译 · 切片循环")
+for label, key in (("编译 · 切片循环", "loop"), ("编译 · unfold", "unfold")):
+    cold = result[label].first.cold
+    glue(f"{key}.cold_s", round(cold.wall_s, 3), unit="s")
+    glue(f"{key}.cold_inductor_s", round(cold.inductor_s, 3), unit="s")
+# blog: end remove-input

@@ -15,19 +15,19 @@
 # %% name="setup"
 import torch
 import torch.nn.functional as F
-from _common import pin_cpu_threads
 
 from perfblog.generator import glue, target_device
 from perfblog.generator.bench import compare, count_compiles, first_line
 
 DEVICE = target_device()
-pin_cpu_threads(DEVICE)  # one thread on CPU: see _common.py
 N = 1 << 22 if DEVICE == "cuda" else 1 << 14
 torch.manual_seed(0)
 # Four rotating input sets, two with a positive sum and two with a negative one, so both branches run.
 inputs = [(torch.randn(N, device=DEVICE) + shift,) for shift in (0.1, -0.1, 0.2, -0.2)]
+# blog: start remove-input
 glue("torch", torch.__version__)
 glue("n", N)
+# blog: end remove-input
 
 
 def gate_if(x):
@@ -50,11 +50,15 @@ compiled_if = torch.compile(gate_if, backend="eager")
 stats = count_compiles(lambda: [compiled_if(*args) for args in inputs])
 print(f"graphs={stats.graphs} breaks={stats.graph_breaks}")
 print(first_line(stats.break_reasons[0]))
+# blog: start hide-input
 assert stats.graph_breaks >= 1 and stats.graphs >= 2, stats
 assert first_line(stats.break_reasons[0]) == "Data-dependent branching", stats.break_reasons
+# blog: end hide-input
+# blog: start remove-input
 glue("if.graphs", stats.graphs)
 glue("if.breaks", stats.graph_breaks)
 glue("if.reason", first_line(stats.break_reasons[0]))
+# blog: end remove-input
 
 # %% name="where"
 where_eager = torch.compile(gate_where, fullgraph=True, backend="eager")
@@ -91,11 +95,16 @@ result = compare(
     inputs,
     min_run_time=1.0 if DEVICE == "cuda" else 0.3,
 )
-result.record("timings", caption="Python if、torch.where 与 torch.cond")
 for row in result.rows():
     print(f"{row['candidate']:27} {row['median_us']:10.1f} us  x{row['speedup']:.2f}  "
           f"breaks={row['graph_breaks']}")
+# blog: start hide-input
 assert result["编译 · where"].compile.graph_breaks == 0
 assert result["编译 · if（断图）"].compile.graph_breaks >= 1
-glue("speedup", round(result.speedup("编译 · where"), 2))
-glue("speedup.cond", round(result.speedup("编译 · cond"), 2))
+# blog: end hide-input
+# blog: start remove-input
+result.record("timings", caption="Python if、torch.where 与 torch.cond")
+result.record_verdict("where", "编译 · where")
+result.record_verdict("cond", "编译 · cond")
+result.record_verdict("where_over_eager_where", "编译 · where", over="eager · where")
+# blog: end remove-input
