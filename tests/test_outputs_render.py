@@ -143,6 +143,7 @@ def test_remove_input_and_remove_output_refuse_the_embed(tagged: render.Renderer
 
 
 def test_hide_input_shows_the_code_collapsed_and_highlighted(tagged: render.Renderer) -> None:
-    page = sanitize.readable(tagged.render('<%= code("s", "quiet") %>', "p.md", lang="zh-CN"))
+    chinese = render.Page(language="zh-CN")
+    page = sanitize.readable(tagged.render('<%= code("s", "quiet") %>', "p.md", page=chinese))
     assert '<details class="snippet-hidden snippet-code"><summary>代码</summary>' in page
     assert '<span class="nb">print</span>' in page

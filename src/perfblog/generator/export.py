@@ -109,7 +109,10 @@ class MarkdownEmbeds(Embeds):
     def code(self, snippet: str, cell: str) -> str:
         res = self._get(snippet)
         found = self._code_cell(res, cell)
-        fenced = render._fence(hidden.split(found.source, res.snippet.where, found.line + 1).code, "python")
+        shown = hidden.split(found.source, res.snippet.where, found.line + 1)
+        fenced = render._fence(shown.code, "python")
+        if shown.hidden:  # the page folds these lines; a platform without folding shows them after a label
+            fenced += f"\n\n{inert(self.words.checks)}\n\n{render._fence(shown.hidden, 'python')}"
         return _block(fenced, _footer(res, f"{res.snippet.stem} · {found.key}"))
 
     def output(self, snippet: str, cell: str) -> str:
