@@ -15,7 +15,7 @@ export NO_MKDOCS_2_WARNING := 1
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[test,google,examples]'
+	$(BIN)/pip install -q -e '.[torch,test,google,examples]'
 	touch $(STAMP)
 
 site: $(STAMP) fonts
@@ -41,10 +41,20 @@ BROWSER_PKGS := chromium
 browser: fonts
 	@$(call APT_INSTALL,$(BROWSER_PKGS))
 
-test: $(STAMP) browser
+# `make test NO_BROWSER=1`: the suite without the browser tests, on purpose (no chromium needed); the
+# summary says how many were left out. Without it, a browser test fails when chromium is missing.
+ifdef NO_BROWSER
+TEST_NEEDS := fonts
+TEST_FLAGS := --no-browser
+else
+TEST_NEEDS := browser
+TEST_FLAGS :=
+endif
+
+test: $(STAMP) $(TEST_NEEDS)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q $(TEST_FLAGS)
 
 # The slow tests are marked by what they need; everything else runs here in seconds.
 FAST_TESTS := not (kernel or mkdocs or browser or torch or fuzz)

@@ -1,5 +1,8 @@
 """Test lanes stay honest: a test that starts a kernel, a MkDocs build or a browser carries the marker.
 
+The browser tests never skip themselves: without Debian's chromium they fail, naming `make browser`;
+`--no-browser` leaves them out on purpose, and the summary says how many were left out.
+
 `make check` deselects the marked tests to stay fast, so an unmarked test that builds a site would
 slow it silently. Python's audit hook sees every process the test process starts (``subprocess.Popen``,
 fixtures included, from any thread); a test that started one its markers do not declare fails, naming
@@ -12,6 +15,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Generator, Sequence
+from pathlib import Path
 
 import pytest
 
@@ -22,6 +26,10 @@ _running: list[str] = []
 #: Test id -> markers that what it started calls for.
 _needed: dict[str, set[str]] = {}
 
+
+#: Debian's chromium, which Playwright drives by path (never `playwright install`).
+CHROMIUM = Path("/usr/bin/chromium")
+NO_BROWSER = "--no-browser"
 
 #: What each marker stands for, as failures name it.
 WHAT = {"kernel": "a Jupyter kernel", "mkdocs": "a MkDocs build", "browser": "a browser"}
@@ -52,11 +60,6 @@ def _audit(event: str, args: tuple) -> None:
 sys.addaudithook(_audit)
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_setup(item: pytest.Item) -> None:
-    _running[:] = [item.nodeid]
-
-
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
     outcome = yield
@@ -73,3 +76,36 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
 @pytest.hookimpl(trylast=True)
 def pytest_runtest_teardown(item: pytest.Item) -> None:
     _running.clear()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(NO_BROWSER, action="store_true",
+                     help="leave out the browser tests (without this, they fail when chromium is missing)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not config.getoption(NO_BROWSER):
+        return
+    left_out = [item for item in items if item.get_closest_marker("browser")]
+    if left_out:
+        config.hook.pytest_deselected(items=left_out)
+        items[:] = [item for item in items if not item.get_closest_marker("browser")]
+    config.stash[_LEFT_OUT] = len(left_out)
+
+
+_LEFT_OUT = pytest.StashKey[int]()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    _running[:] = [item.nodeid]
+    if item.get_closest_marker("browser") and not CHROMIUM.exists():
+        pytest.fail(f"this browser test needs Debian's chromium ({CHROMIUM}): run `make browser`, or leave "
+                    f"the browser tests out on purpose with {NO_BROWSER} (`make test NO_BROWSER=1`)",
+                    pytrace=False)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    left_out = config.stash.get(_LEFT_OUT, 0)
+    if left_out:
+        terminalreporter.write_line(f"{NO_BROWSER}: {left_out} browser tests left out", yellow=True)

@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from playwright import sync_api
 
 pytestmark = [pytest.mark.browser, pytest.mark.kernel, pytest.mark.mkdocs]
 
@@ -33,9 +34,6 @@ CHROMIUM_ARGS = [
 DRAFT_URL = "draft-preview/"
 WAIT_MS = 60_000
 
-if not CHROMIUM.exists():
-    pytest.skip("Debian's chromium is not installed: run `make browser`", allow_module_level=True)
-sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
 
 

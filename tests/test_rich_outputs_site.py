@@ -17,6 +17,7 @@ from pathlib import Path
 import jupytext
 import pytest
 from lxml import html as lxml_html
+from playwright import sync_api
 
 pytestmark = [pytest.mark.kernel, pytest.mark.mkdocs]
 
@@ -194,9 +195,6 @@ def wait_until_up(url: str, timeout: float = 30) -> None:
 
 @pytest.mark.browser
 def test_in_a_browser_the_figure_the_dataframe_and_the_math_are_visible(built: Path, tmp_path: Path) -> None:
-    if not CHROMIUM.exists():
-        pytest.skip("Debian's chromium is not installed: run `make browser`")
-    sync_api = pytest.importorskip("playwright.sync_api")
     port = free_port()
     url = f"http://127.0.0.1:{port}/"
     server = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"],

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 import lxml.html
 import pytest
 from PIL import Image, ImageChops
+from playwright import sync_api
 
 from perfblog.seo import cards
 
@@ -107,10 +108,8 @@ class _QuietHandler(SimpleHTTPRequestHandler):
 
 
 @pytest.mark.browser
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed: run `make browser`")
 @pytest.mark.parametrize("page", ["", ZH, EN])
 def test_no_request_leaves_the_site_and_no_error_is_logged(served: str, page: str, tmp_path: Path):
-    sync_api = pytest.importorskip("playwright.sync_api")
     asked: list[str] = []
     errors: list[str] = []
     with sync_api.sync_playwright() as playwright:
@@ -162,10 +161,8 @@ STYLES = """() => {
 
 
 @pytest.mark.browser
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed: run `make browser`")
 def test_on_a_phone_text_is_legible_comments_contrast_and_links_are_underlined(served: str):
     """What Lighthouse's font-size, color-contrast and link-in-text-block audits ask, on the flagship."""
-    sync_api = pytest.importorskip("playwright.sync_api")
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
         tab = browser.new_page(viewport=PHONE, is_mobile=True, device_scale_factor=1.75)
