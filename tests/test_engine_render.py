@@ -119,6 +119,19 @@ def test_block_embeds_end_with_a_visible_provenance_line(snip) -> None:
         assert out.endswith("CPU Intel Xeon Platinum (2 cores) · torch 2.13.0 · 2026-11-30</p>"), embed
 
 
+def test_every_block_embed_has_one_provenance_format_what_it_shows_then_where_it_ran(snip) -> None:
+    r = renderer(snip, result(snip, PROV_CPU))
+    lines = {}
+    for embed, what in (('code("demo", "bench")', "demo · bench"),
+                        ('output("demo", "bench")', "demo · bench"), ('table("demo", "t")', "demo · t"),
+                        ('chart("demo", "c")', "demo · c"), ('provenance("demo")', "demo")):
+        out = unescape(r.render(f"<%= {embed} %>", "p.md").rstrip())
+        lines[embed] = out[out.rindex('<p class="snippet-provenance"'):]
+        assert lines[embed] == (f'<p class="snippet-provenance" title="{lines[embed].split(chr(34))[3]}">'
+                                f"{what} · CPU Intel Xeon Platinum (2 cores) · torch 2.13.0 · 2026-11-30</p>")
+    assert len({line.split('">', 1)[0] for line in lines.values()}) == 1  # one tooltip, the full provenance
+
+
 def test_snippet_output_cannot_inject_html(snip) -> None:
     page = page_html(renderer(snip, result(snip, PROV_GPU)).render('<%= output("demo", "bench") %>', "p.md"))
     assert "<script>" not in page

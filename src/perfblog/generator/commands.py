@@ -15,7 +15,7 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from perfblog.core.cli import add_project_option, load_project
@@ -29,7 +29,7 @@ from perfblog.generator.render import provenance_line, same_version
 from perfblog.generator.resolve import Mode
 from perfblog.generator.result import SCHEMA, SECTIONS, ErrorOutput, Output, StreamOutput
 from perfblog.generator.runner import RunResult
-from perfblog.generator.snippet import Snippet, display_path
+from perfblog.generator.snippet import Cell, Snippet, display_path
 
 
 def _seconds(text: str) -> float:
@@ -137,13 +137,24 @@ def _run_due(engine: Engine, snippets: list[Snippet], console: Console) -> int:
         overall = bar.add_task(f"snippets on {engine.device_class}", total=len(todo))
         for s in todo:
             task = bar.add_task(f"  {s.stem}", total=len(s.code_cells))
-            outcome = engine.run(s, progress=lambda _c, done, _t, task=task: bar.update(task, completed=done))
+            cell_task = bar.add_task("    starting a kernel", total=None)
+
+            def moved(cell: Cell, done: int, _total: int, task: TaskID = task,
+                      cell_task: TaskID = cell_task) -> None:
+                """A cell starts (its own clock starts again) or is done (the snippet's bar moves)."""
+                if done == cell.number - 1:
+                    bar.reset(cell_task, description=f"    cell {escape(cell.label)}", total=None)
+                bar.update(task, completed=done)
+
+            outcome = engine.run(s, progress=moved)
+            bar.remove_task(cell_task)
             bar.remove_task(task)
             bar.advance(overall)
             if outcome.ok:
                 stored = display_path(engine.store.path(s.stem, outcome.device_class))
                 console.print(f"[green]ok[/]   {s.stem} on {outcome.device_class} "
-                              f"in {outcome.duration_s:.1f} s -> {stored}")
+                              f"in {outcome.duration_s:.1f} s ({_cell_times(outcome)}) -> {stored}",
+                              highlight=False)
             else:
                 failures.append(outcome)
                 console.print(f"[red]FAIL[/] {outcome.error}", highlight=False)
@@ -155,6 +166,12 @@ def _run_due(engine: Engine, snippets: list[Snippet], console: Console) -> int:
     if failures:
         console.print(f"[red]{len(failures)} of {len(todo)} snippet(s) failed[/]")
     return 1 if failures else 0
+
+
+def _cell_times(outcome: RunResult) -> str:
+    """How long each cell took: "setup 0.2 s, bench 2.8 s"."""
+    cells = outcome.result.cells if outcome.result else ()
+    return ", ".join(f"{cell.name} {cell.wall_s:.1f} s" for cell in cells)
 
 
 def cmd_status(args: argparse.Namespace) -> int:
@@ -187,7 +204,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         for st in engine.status(snip):
             colour = {"fresh": "green", "stale": "yellow", "missing": "red"}[st.state]
             duration = st.result.provenance.duration_s if st.result else None
-            is_shown = st.device_class == shown.device_class and st.result is shown.result
+            is_shown = st.result is not None and st.result is shown.result  # what posts embed now
             accepted = "; accepted until a GPU re-run" if st.accepted else ""
             why = "" if st.state == "fresh" else st.why + accepted
             version = _torch_label(st.result.provenance.torch if st.result else None, declared)
@@ -222,6 +239,8 @@ def cmd_show(args: argparse.Namespace) -> int:
         console.print(f"\n[cyan]cell {cell.key}[/] (line {cell.line}) {flags}")
         console.print(cell.source, markup=False, highlight=False)
         stored = result.cell(cell.key) if result else None
+        if stored and stored.outputs:
+            console.print("[cyan]output[/]")
         for out in stored.outputs if stored else ():
             console.print(_plain(out), markup=False, highlight=False, style="dim")
     console.print(f"\n[bold]shown result[/]: {shown.device_class} {shown.state} {shown.why}")

@@ -122,7 +122,8 @@ class MarkdownEmbeds(Embeds):
         if stored is None:
             raise ExportError(f"output of {res.snippet.stem} · {found.key}: no stored result to export")
         parts = [self._one(res, out, found.key) for out in stored.outputs]
-        return _block("\n\n".join(p for p in parts if p) or "(no output)", _footer(res))
+        return _block("\n\n".join(p for p in parts if p) or "(no output)",
+                      _footer(res, f"{res.snippet.stem} · {found.key}"))
 
     def _one(self, res: Resolved, out: Output, cell: str) -> str:
         if isinstance(out, StreamOutput):
@@ -151,7 +152,7 @@ class MarkdownEmbeds(Embeds):
         rule = "| " + " | ".join("---" for _ in rec.columns) + " |"
         rows = ["| " + " | ".join(render._cell_text(v, fmt) for v in row) + " |" for row in rec.rows]
         caption = f"{inert(rec.caption)}\n\n" if rec.caption else ""
-        return _block(caption + "\n".join([head, rule, *rows]), _footer(res))
+        return _block(caption + "\n".join([head, rule, *rows]), _footer(res, f"{res.snippet.stem} · {name}"))
 
     def chart(self, snippet: str, name: str) -> str:
         res = self._get(snippet)
@@ -159,7 +160,7 @@ class MarkdownEmbeds(Embeds):
         png = self._published(render.chart_png(res.snippet.stem, res.status.device_class, name))
         image = f"![{inert(rec.alt)}]({png})"
         caption = f"\n\n{inert(rec.title)}" if rec.title else ""
-        return _block(image + caption, _footer(res))
+        return _block(image + caption, _footer(res, f"{res.snippet.stem} · {name}"))
 
     def value(self, snippet: str, name: str, fmt: str = "") -> str:
         res = self._get(snippet)
@@ -183,7 +184,8 @@ class MarkdownEmbeds(Embeds):
         return f"{text} (stale)" if res.status.state == "stale" else text
 
     def provenance(self, snippet: str) -> str:
-        return f"\n{_footer(self._get(snippet))}\n"
+        res = self._get(snippet)
+        return f"\n{_footer(res, res.snippet.stem)}\n"
 
     def _shown(self, res: Resolved, kind: type[render.R], name: str) -> render.R:
         rec = self._record(res, kind, name)
@@ -199,12 +201,12 @@ class MarkdownEmbeds(Embeds):
         return self.r.site_url + path
 
 
-def _footer(res: Resolved, what: str = "") -> str:
+def _footer(res: Resolved, what: str) -> str:
     """The provenance line every block embed ends with, as on the page (a stale mark when stale)."""
     result = res.status.result
     if result is None:
         raise ExportError(f"snippet {res.snippet.stem}: no stored result to export")
-    lead = f"{what} · " if what else ""
+    lead = f"{what} · "
     stale = f"stale ({res.status.why}) · " if res.status.state == "stale" else ""
     return f"*{stale}{lead}{render.provenance_line(result)}*"
 

@@ -327,7 +327,7 @@ class Embeds:
         title = inert(self.phrases.version_title(self.page.torch or ""))
         return f'<sup class="snippet-version" title="{title}">torch {inert(version or "")}</sup>'
 
-    def _footer(self, res: Resolved, what: str = "") -> str:
+    def _footer(self, res: Resolved, what: str) -> str:
         mark = self._version_mark(res.status.result) if res.status.result and res.show_outputs else ""
         return footer(res, what, mark)
 
@@ -368,7 +368,8 @@ class Embeds:
         found = self._code_cell(res, cell)
         self._refused(res, found, Tag.REMOVE_OUTPUT)
         if not res.show_outputs or res.status.result is None:
-            return _block(_placeholder(res, f"output of {res.snippet.stem} · {found.key}"), self._footer(res))
+            return _block(_placeholder(res, f"output of {res.snippet.stem} · {found.key}"),
+                          self._footer(res, f"{res.snippet.stem} · {found.key}"))
         stored = self._result_cell(res, found.key)
         if stored is None:
             body = _placeholder(res, f"cell {found.key} is not in the stored result")
@@ -379,7 +380,7 @@ class Embeds:
                                 alt=f"output of {res.snippet.stem} · {found.key}")
             body = outputs.show(stored, found.tags, page, self.r.options) \
                 or '<p class="snippet-empty">(no output)</p>'
-        return _block(body, self._footer(res))
+        return _block(body, self._footer(res, f"{res.snippet.stem} · {found.key}"))
 
     def _sanitizer(self) -> sanitize.Sanitizer:
         """The allow-list sanitizer, its data: images addressed from this page."""
@@ -391,24 +392,28 @@ class Embeds:
         res = self._get(snippet)
         rec = self._record(res, TableRecord, name)
         if rec is None:
-            return _block(_placeholder(res, f"table {res.snippet.stem} · {name}"), self._footer(res))
+            return _block(_placeholder(res, f"table {res.snippet.stem} · {name}"),
+                          self._footer(res, f"{res.snippet.stem} · {name}"))
         head = "| " + " | ".join(_cell_text(c, "") for c in rec.columns) + " |"
         rule = "| " + " | ".join("---" for _ in rec.columns) + " |"
         rows = ["| " + " | ".join(_cell_text(v, fmt) for v in row) + " |" for row in rec.rows]
         caption = ""
         if rec.caption:
             caption = f'<p class="snippet-caption">{inert(rec.caption)}</p>\n\n'
-        return _block(caption + "\n".join([head, rule, *rows]), self._footer(res))
+        return _block(caption + "\n".join([head, rule, *rows]),
+                      self._footer(res, f"{res.snippet.stem} · {name}"))
 
     def chart(self, snippet: str, name: str) -> str:
         """A recorded chart as inline SVG with its alt text as title and description."""
         res = self._get(snippet)
         rec = self._record(res, ChartRecord, name)
         if rec is None:
-            return _block(_placeholder(res, f"chart {res.snippet.stem} · {name}"), self._footer(res))
+            return _block(_placeholder(res, f"chart {res.snippet.stem} · {name}"),
+                          self._footer(res, f"{res.snippet.stem} · {name}"))
         self.r.chart_shown(res, rec)
         caption = f"<figcaption>{inert(rec.title)}</figcaption>" if rec.title else ""
-        return f'\n<figure class="snippet-chart">{charts.svg(rec)}{caption}</figure>\n\n{self._footer(res)}\n'
+        return (f'\n<figure class="snippet-chart">{charts.svg(rec)}{caption}</figure>\n\n'
+                f'{self._footer(res, f"{res.snippet.stem} · {name}")}\n')
 
     def value(self, snippet: str, name: str, fmt: str = "") -> str:
         """A recorded value inline, formatted with ``fmt``; its provenance is the span's title."""
@@ -492,7 +497,8 @@ class Embeds:
 
     def provenance(self, snippet: str) -> str:
         """The snippet's provenance line on its own."""
-        return f"\n{self._footer(self._get(snippet))}\n"
+        res = self._get(snippet)
+        return f"\n{self._footer(res, res.snippet.stem)}\n"
 
     def _record(self, res: Resolved, kind: type[R], name: str) -> R | None:
         """The named record; None when outputs are off or no result exists (placeholders then)."""
@@ -540,11 +546,12 @@ def _with_code(label: str) -> str:
                    for i, part in enumerate(label.split("`")))
 
 
-def footer(res: Resolved, what: str = "", version_mark: str = "") -> str:
+def footer(res: Resolved, what: str, version_mark: str = "") -> str:
     """The visible provenance line that ends every block embed (with a stale mark when stale, and a
-    version label when the result's torch is not the post's)."""
+    version label when the result's torch is not the post's), in one format for every embed: what it
+    shows (``stem · cell``, ``stem · table``), then the provenance."""
     status = res.status
-    lead = f"{inert(what)} · " if what else ""
+    lead = f"{inert(what)} · "
     if not res.show_outputs:
         return f'<p class="snippet-provenance snippet-off">{lead}draft preview: outputs off</p>'
     if status.result is None:

@@ -51,7 +51,7 @@ _TIMED_LINE = re.compile(r"File <timed exec>:(\d+)")  # a line of a `%%time` cel
 _CELL_FILE = re.compile(r"""[^\s"']*ipykernel_\d+/\d+\.py""")  # IPython's file for one cell of one run
 _KERNEL_NAME = "blog-python"
 
-#: Called after each cell: (cell, cells done, cells in total).
+#: Called as each cell starts and when it is done: (the cell, cells done, cells in total).
 Progress = Callable[[Cell, int, int], None]
 
 
@@ -159,9 +159,11 @@ class _Run:
         try:
             for done, (cell, nb_cell) in enumerate(zip(code, notebook.cells, strict=True), start=1):
                 self.current = cell
+                if self.progress:
+                    self.progress(cell, done - 1, len(code))  # the cell starts
                 self._cell(client, cell, nb_cell, done - 1)
                 if self.progress:
-                    self.progress(cell, done, len(code))
+                    self.progress(cell, done, len(code))  # the cell is done
             self.current = None
             return _kernel_provenance(client, self.kind)
         except CellTimeoutError:
@@ -219,7 +221,7 @@ class _Run:
         except GeneratorError as exc:
             raise _Failed(f"{snippet.where}:1: {exc}") from exc
         try:
-            provenance = Provenance.from_json({**seen, **_git_state(snippet.root), "ran_at": self.ran_at,
+            provenance = Provenance.from_json({**seen, **git_state(snippet), "ran_at": self.ran_at,
                                                "duration_s": round(duration, 3)})
         except ResultFormatError as exc:
             raise _Failed(f"{snippet.where}: the kernel reported a malformed provenance: {exc}") from exc
@@ -451,16 +453,24 @@ def _kernel_provenance(client: Any, kind: DeviceKind) -> dict[str, Any]:
     raise RuntimeError("the kernel returned no provenance")
 
 
-def _git_state(root: Path) -> dict[str, Any]:
+def git_state(snippet: Snippet) -> dict[str, Any]:
+    """The commit the run started from, and whether the files the key covers differ from it.
+
+    Dirty means an uncommitted change to the snippet's own file or to a project module it imports
+    (what its key covers): an edited post or an unrelated file elsewhere does not make every result
+    in the repository say "(dirty)".
+    """
     def git(*args: str) -> str | None:
         try:
-            done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=30)
+            done = subprocess.run(["git", "-C", str(snippet.root), *args], capture_output=True, text=True,
+                                  timeout=30)
         except (OSError, subprocess.SubprocessError):
             return None
         return done.stdout if done.returncode == 0 else None
 
     commit = git("rev-parse", "HEAD")
-    status = git("status", "--porcelain") if commit else None
+    covered = [str(snippet.path), *(str(snippet.root / rel) for rel in sorted(snippet.modules))]
+    status = git("status", "--porcelain", "--untracked-files=all", "--", *covered) if commit else None
     return {"git_commit": commit.strip() if commit else None,
             "git_dirty": bool(status.strip()) if status is not None else None}
 

