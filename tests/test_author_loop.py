@@ -18,6 +18,8 @@ from rich.console import Console
 from perfblog.generator import snippet as snippet_module
 from perfblog.generator.commands import _run_due
 from perfblog.generator.engine import Engine, Settings
+from perfblog.generator.errors import EmbedError
+from perfblog.generator.render import Renderer
 from perfblog.generator.runner import git_state
 
 
@@ -84,3 +86,35 @@ def test_blog_run_shows_each_snippet_and_cell_with_its_elapsed_time(tmp_path: Pa
     assert "snippets on cpu-" in shown and "  timed" in shown  # the snippet's bar, live
     assert re.search(r"cell 'slow'.*0:00:0\d", shown)  # the running cell with its clock
     assert re.search(r"ok   timed on cpu-\S+ in [\d.]+ s \(quick 0\.\d s, slow 0\.[6-9] s\)", shown)
+
+
+def render_error(markdown: str, line_offset: int = 4) -> str:
+    """The message a post's embed error gives (the post's Markdown starts after its front matter)."""
+    renderer = Renderer(lambda stem, post: (_ for _ in ()).throw(EmbedError(f"unknown snippet {stem}")))
+    with pytest.raises(EmbedError) as caught:
+        renderer.render(markdown, "posts/p.md", line_offset)
+    return str(caught.value)
+
+
+@pytest.mark.parametrize("tag", ['<%= code("demo", "main")', '<% set x = 1'])
+@pytest.mark.parametrize("after", ['<%= value("demo", "x") %>', "the end"])
+def test_an_unclosed_tag_is_reported_on_its_own_line(tag: str, after: str) -> None:
+    page = f"# title\n\ntext\n{tag}\n\nmore text\n{after}\nend\n"
+    assert render_error(page) == f"posts/p.md:8: the tag {tag!r} is not closed: end it with %>"
+
+
+def test_an_unclosed_comment_is_reported_on_its_own_line() -> None:
+    assert render_error("# title\n\n<%# a note\nmore text\n") == \
+        "posts/p.md:7: the tag '<%# a note' is not closed: end it with %>"
+
+
+def test_an_unknown_function_is_named_with_a_guess_and_what_exists() -> None:
+    message = render_error('# t\n\n<%= cod("demo", "main") %>\n')
+    assert message == ("posts/p.md:7: 'cod' is not an embed function (did you mean 'code'?); posts may call "
+                       "only code, output, table, chart, value, verdict, provenance and range")
+
+
+def test_an_unknown_name_lists_what_a_post_may_use() -> None:
+    message = render_error("# t\n\n\n<%= vlaue %>\n")
+    assert message.startswith("posts/p.md:8: 'vlaue' is undefined (did you mean 'value'?); posts may use "
+                              "code, output, table, chart, value, verdict, provenance and range")

@@ -121,6 +121,11 @@ class Renderer:
         try:
             parsed = sandbox.check(self.env.parse(_indent_expressions(markdown), name=post, filename=post))
         except jinja2.TemplateSyntaxError as exc:
+            opened = unclosed_tag(markdown)
+            if opened is not None:
+                line, tag = opened
+                raise EmbedError(f"{post}:{line + line_offset}: the tag {tag!r} is not closed: end it "
+                                 f"with %>") from exc
             raise EmbedError(f"{post}:{(exc.lineno or 0) + line_offset}: embed syntax error: {exc.message}"
                              ) from exc
         except sandbox.TemplateRefused as exc:
@@ -168,8 +173,35 @@ class Renderer:
 
 def _embed_error(exc: BaseException, post: str, line: int | None) -> EmbedError:
     where = f"{post}:{line}" if line else post
-    message = str(exc) if isinstance(exc, GeneratorError) else f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, GeneratorError):
+        message = str(exc)
+    elif isinstance(exc, jinja2.UndefinedError):  # a name the post never set, or a misspelt function
+        name = _UNDEFINED.search(str(exc))
+        guess = sandbox.did_you_mean(name.group(1)) if name else ""
+        message = (f"{exc}{guess}; posts may use {sandbox.callable_names()}, and names they set with "
+                   f"<% set name = ... %>")
+    else:
+        message = f"{type(exc).__name__}: {exc}"
     return EmbedError(f"{where}: {message}")
+
+
+_UNDEFINED = re.compile(r"'([^']+)' is undefined")
+
+
+def unclosed_tag(markdown: str) -> tuple[int, str] | None:
+    """The first tag opened with ``<%`` and not closed by ``%>`` before the next ``<%`` (a comment: at
+    all), as (its line, its first characters). Jinja reports the line where it gave up instead."""
+    raw = [m.span() for m in _RAW.finditer(markdown)]
+    start = markdown.find("<%")
+    while start != -1:
+        after = markdown.find("<%", start + 2)
+        end = markdown.find("%>", start + 2)
+        nested = -1 < after < end and not markdown.startswith("<%#", start)  # a comment may hold tags
+        if not any(a <= start < b for a, b in raw) and (end == -1 or nested):
+            text = markdown[start:].split("\n", 1)[0]
+            return markdown.count("\n", 0, start) + 1, text[:40]
+        start = after
+    return None
 
 
 def indent(text: Any, prefix: str) -> str:
@@ -211,7 +243,7 @@ class _Tag:
 
 
 _TAG = re.compile(r"<%([=#]?)(.*?)%>", re.S)
-_FUNCTIONS = frozenset({"code", "output", "table", "chart", "value", "verdict", "provenance"})
+_FUNCTIONS = frozenset(sandbox.EMBEDS)
 
 
 def _literal_tags(text: str) -> list[_Tag] | None:

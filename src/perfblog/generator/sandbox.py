@@ -17,6 +17,7 @@ page, the size of any string or list an operator makes, the size of integers, an
 
 from __future__ import annotations
 
+import difflib
 import math
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -26,9 +27,10 @@ from jinja2 import nodes
 from jinja2.runtime import LoopContext
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 
-#: Functions a post may call (the embeds come from the renderer; ``_indent`` is its own helper).
-FUNCTIONS = frozenset({"code", "output", "table", "chart", "value", "verdict", "provenance", "range",
-                       "_indent"})
+#: The embed functions, in the order messages list them (the renderer provides them).
+EMBEDS = ("code", "output", "table", "chart", "value", "verdict", "provenance")
+#: Functions a post may call: the embeds, ``range``, and the renderer's own ``_indent``.
+FUNCTIONS = frozenset({*EMBEDS, "range", "_indent"})
 #: Filters a post may use: none of them can make output much larger than its input.
 FILTERS = frozenset({
     "abs", "capitalize", "default", "d", "first", "float", "int", "join", "last", "length", "count", "list",
@@ -193,8 +195,9 @@ def _check_node(node: nodes.Node) -> None:
     if isinstance(node, nodes.Call) and not (
             isinstance(node.node, nodes.Name) and node.node.name in FUNCTIONS):
         called = f"'{node.node.name}'" if isinstance(node.node, nodes.Name) else "this"
-        raise TemplateRefused(f"{called} is not an embed function: posts may call only code, output, table, "
-                              f"chart, value, verdict, provenance and range", line)
+        guess = did_you_mean(node.node.name) if isinstance(node.node, nodes.Name) else ""
+        raise TemplateRefused(f"{called} is not an embed function{guess}; posts may call only "
+                              f"{callable_names()}", line)
     if isinstance(node, nodes.Call) and (node.dyn_args is not None or node.dyn_kwargs is not None):
         raise TemplateRefused("*args and **kwargs are not available in posts", line)
     if isinstance(node, nodes.Filter) and node.name not in FILTERS:
@@ -206,6 +209,17 @@ def _check_node(node: nodes.Node) -> None:
         raise TemplateRefused("recursive loops are not available in posts", line)
     if isinstance(node, nodes.Name) and node.name.startswith("_") and node.name != "_indent":
         raise TemplateRefused(f"'{node.name}' is not available in posts", line)
+
+
+def callable_names() -> str:
+    """"code, output, table, chart, value, provenance and range": what a post may call, for messages."""
+    return ", ".join(EMBEDS) + " and range"
+
+
+def did_you_mean(name: str) -> str:
+    """ " (did you mean 'code'?)" when ``name`` is a near miss of a function a post may call."""
+    near = difflib.get_close_matches(name.lower(), [*EMBEDS, "range"], n=1, cutoff=0.6)
+    return f" (did you mean '{near[0]}'?)" if near else ""
 
 
 def render(template: jinja2.Template, variables: dict[str, Any]) -> str:
