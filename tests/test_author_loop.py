@@ -9,18 +9,23 @@ from __future__ import annotations
 
 import io
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 from rich.console import Console
 
+from perfblog.core.cli import main
 from perfblog.generator import snippet as snippet_module
 from perfblog.generator.commands import _run_due
 from perfblog.generator.engine import Engine, Settings
 from perfblog.generator.errors import EmbedError
 from perfblog.generator.render import Renderer
 from perfblog.generator.runner import git_state
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO / "tests/fixtures"
 
 
 def git(root: Path, *args: str) -> None:
@@ -118,3 +123,57 @@ def test_an_unknown_name_lists_what_a_post_may_use() -> None:
     message = render_error("# t\n\n\n<%= vlaue %>\n")
     assert message.startswith("posts/p.md:8: 'vlaue' is undefined (did you mean 'value'?); posts may use "
                               "code, output, table, chart, value, verdict, provenance and range")
+
+
+@pytest.fixture
+def blog(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A small site (the engine fixture's mkdocs.yml) holding a copy of a real snippet and its results."""
+    root = tmp_path / "blog"
+    (root / "posts/posts").mkdir(parents=True)
+    shutil.copy(FIXTURES / "engine/blog/mkdocs.yml", root / "mkdocs.yml")
+    (root / "snippets").mkdir()
+    shutil.copy(REPO / "snippets/rich_outputs.py", root / "snippets/rich_outputs.py")
+    shutil.copytree(REPO / "snippets/_results/rich_outputs", root / "snippets/_results/rich_outputs")
+    monkeypatch.chdir(root)
+    return root
+
+
+def test_blog_new_snippet_name_chooses_the_snippets_name(blog: Path) -> None:
+    assert main(["new", "向量点积为什么比循环快", "--snippet", "vec_dot"]) == 0
+    post = (blog / "posts/posts/xiang-liang-dian-ji-wei-shen-me-bi-xun-huan-kuai.md").read_text("utf-8")
+    assert (blog / "snippets/vec_dot.py").is_file()
+    assert '<%= code("vec_dot", "main") %>' in post and '<%= output("vec_dot", "main") %>' in post
+
+
+def test_blog_new_refuses_a_snippet_name_that_is_no_file_stem(blog: Path, capsys: pytest.CaptureFixture
+                                                               ) -> None:
+    assert main(["new", "标题", "--snippet", "../evil"]) == 2
+    assert "snippet name '../evil'" in capsys.readouterr().err
+    assert not (blog / "posts/posts/biao-ti.md").exists()
+
+
+def test_blog_mv_renames_the_snippet_its_results_and_the_embeds_that_name_it(blog: Path) -> None:
+    post = blog / "posts/posts/p.md"
+    post.write_text('# p\n\n<%# from snippets/rich_outputs.py %>\n<%= code("rich_outputs", "figure") %>\n'
+                    "<%= output('rich_outputs', 'figure') %>\n`rich_outputs` in prose stays.\n", "utf-8")
+    assert main(["mv", "rich_outputs", "tensor_memory"]) == 0
+    assert not (blog / "snippets/rich_outputs.py").exists() and (blog / "snippets/tensor_memory.py").is_file()
+    assert post.read_text(encoding="utf-8") == (
+        '# p\n\n<%# from snippets/tensor_memory.py %>\n<%= code("tensor_memory", "figure") %>\n'
+        "<%= output('tensor_memory', 'figure') %>\n`rich_outputs` in prose stays.\n")
+    results = blog / "snippets/_results/tensor_memory"
+    assert not (blog / "snippets/_results/rich_outputs").exists()
+    assert any((results / "cpu-x86_64-files").iterdir())  # the images came along
+    engine = Engine(Settings(snippets_dir=blog / "snippets", results_dir=blog / "snippets/_results",
+                             device="cpu"))
+    shown = engine.shown(engine.snippet("tensor_memory"))
+    assert (shown.state, shown.result.snippet) == ("fresh", "tensor_memory")  # no re-run needed
+
+
+def test_blog_mv_refuses_a_taken_name_before_changing_anything(blog: Path, capsys: pytest.CaptureFixture
+                                                               ) -> None:
+    (blog / "snippets/taken.py").write_text("# %%\nx = 1\n", encoding="utf-8")
+    assert main(["mv", "rich_outputs", "taken"]) == 2
+    assert "snippets/taken.py already exists" in capsys.readouterr().err
+    assert (blog / "snippets/rich_outputs.py").is_file()
+    assert (blog / "snippets/_results/rich_outputs").is_dir()

@@ -21,7 +21,7 @@ from rich.table import Table
 from perfblog.core.cli import add_project_option, load_project
 from perfblog.core.conventions import SNIPPETS_PLUGIN
 from perfblog.core.project import Layout
-from perfblog.generator import device, resolve
+from perfblog.generator import device, rename, resolve
 from perfblog.generator.config import declared_torch, settings_of
 from perfblog.generator.engine import Engine, Settings
 from perfblog.generator.errors import SnippetError
@@ -30,6 +30,7 @@ from perfblog.generator.resolve import Mode
 from perfblog.generator.result import SCHEMA, SECTIONS, ErrorOutput, Output, StreamOutput
 from perfblog.generator.runner import RunResult
 from perfblog.generator.snippet import Cell, Snippet, display_path
+from perfblog.generator.store import Store
 
 
 def _seconds(text: str) -> float:
@@ -70,6 +71,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     show.add_argument("--json", action="store_true", help="print the shown result file as JSON")
     _locations(show)
     show.set_defaults(handler=cmd_show)
+
+    move = sub.add_parser("mv", help="rename a snippet, its results and the embeds that name it",
+                          description="Rename snippet OLD to NEW: its file (and a jupytext pair), its stored "
+                                      "results (still fresh) and every embed in the posts that names it.")
+    move.add_argument("old", metavar="OLD", help="the snippet's current name (its file's stem)")
+    move.add_argument("new", metavar="NEW", help="the new name: letters, digits, '_' and '-'")
+    add_project_option(move)
+    move.set_defaults(handler=cmd_mv)
 
     migrate = sub.add_parser("migrate", help="rewrite stored results that an older perfblog wrote in the "
                                              "current result format")
@@ -257,6 +266,23 @@ def _console(stderr: bool = False) -> Console:
     """Stdout (or stderr); wide when it is not a terminal, so tables in logs and pipes do not wrap."""
     stream = sys.stderr if stderr else sys.stdout
     return Console(stderr=stderr, width=None if stream.isatty() or os.environ.get("COLUMNS") else 160)
+
+
+def cmd_mv(args: argparse.Namespace) -> int:
+    """Rename a snippet everywhere; the next build shows the same results under the new name."""
+    project = load_project(args)
+    done = rename.rename(project.layout, Store(project.layout.results_dir), args.old, args.new)
+    console = _console()
+    for old, new in done.moved:
+        console.print(f"moved {display_path(old)} -> {display_path(new)}", highlight=False)
+    for path in done.results:
+        console.print(f"filed {display_path(path)} under {args.new}", highlight=False)
+    for post, count in done.posts:
+        console.print(f"rewrote {count} embed(s) in {display_path(post)}", highlight=False)
+    for where in done.unresolved:
+        console.print(f"[yellow]check[/] {where}: a tag still names {escape(repr(args.old))}",
+                      highlight=False)
+    return 0
 
 
 def cmd_migrate(args: argparse.Namespace) -> int:

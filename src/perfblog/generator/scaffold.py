@@ -19,6 +19,7 @@ from perfblog.core.cli import add_project_option, load_project
 from perfblog.core.conventions import PLACEHOLDER
 from perfblog.core.project import Layout
 from perfblog.generator.errors import ScaffoldError
+from perfblog.generator.snippet import STEM
 
 #: The cell of a scaffolded snippet that the post embeds.
 MAIN_CELL = "main"
@@ -92,10 +93,14 @@ def new_post(
     *,
     layout: Layout,
     slug: str | None = None,
-    with_snippet: bool = False,
+    with_snippet: bool | str = False,
     today: dt.date | None = None,
 ) -> Scaffolded:
-    """Write a draft post (and its snippet) into the site's folders; never overwrite an existing file."""
+    """Write a draft post (and its snippet) into the site's folders; never overwrite an existing file.
+
+    ``with_snippet`` is True for a snippet named like the post's slug, or the snippet's own name, which
+    every embed spells out: a short one (``vec_dot``) beats the pinyin of a long title.
+    """
     title = " ".join(title.split())
     if not title:
         raise ScaffoldError("the title is empty")
@@ -105,19 +110,23 @@ def new_post(
         slug = slugify(title)
     if not _SLUG.fullmatch(slug):
         raise ScaffoldError(f"slug {slug!r} must be lower-case ASCII words joined by '-'")
+    stem = with_snippet if isinstance(with_snippet, str) else slug
+    if not STEM.fullmatch(stem):
+        raise ScaffoldError(f"snippet name {stem!r}: letters, digits, '_' and '-', starting with a letter "
+                            f"or digit")
 
     root = layout.root
     post = Path(os.path.relpath(layout.posts_dir, root)) / f"{slug}.md"
-    snippet = Path(os.path.relpath(layout.snippets_dir, root)) / f"{slug}.py" if with_snippet else None
+    snippet = Path(os.path.relpath(layout.snippets_dir, root)) / f"{stem}.py" if with_snippet else None
     for path in (post, snippet):
         if path is not None and (root / path).exists():
             raise ScaffoldError(f"{path} already exists; pick another title or pass --slug")
 
-    embeds = _EMBEDS.format(stem=slug, cell=MAIN_CELL, snippet_path=snippet.as_posix()) if snippet else ""
+    embeds = _EMBEDS.format(stem=stem, cell=MAIN_CELL, snippet_path=snippet.as_posix()) if snippet else ""
     date = (today or dt.date.today()).isoformat()
     texts = {post: _POST.format(date=date, slug=slug, title=title, placeholder=PLACEHOLDER, embeds=embeds)}
     if snippet is not None:
-        texts[snippet] = _SNIPPET.format(title=title, post_path=post.as_posix(), stem=slug, cell=MAIN_CELL)
+        texts[snippet] = _SNIPPET.format(title=title, post_path=post.as_posix(), stem=stem, cell=MAIN_CELL)
     written: list[Path] = []
     try:
         for path, text in texts.items():
@@ -142,7 +151,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("title", help="the post's title, e.g. \"torch.compile 整图编译\"")
     parser.add_argument("--slug", help="the URL slug (default: pinyin of the title)")
-    parser.add_argument("--snippet", action="store_true", help="also create snippets/<slug>.py, embedded")
+    parser.add_argument("--snippet", nargs="?", const=True, default=False, metavar="NAME",
+                        help="also create an embedded snippet, snippets/NAME.py (default NAME: the slug)")
     add_project_option(parser)
     parser.set_defaults(handler=_run)
 

@@ -26,6 +26,8 @@ from perfblog.generator.device import DECLARATIONS
 from perfblog.generator.errors import SnippetError
 from perfblog.generator.result import Hashes, Result
 
+#: A snippet's name (its file's stem) as posts and commands give it.
+STEM = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
 #: A cell name that posts can refer to.
 CELL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
 #: The engine's own cell options (jupytext cell metadata: ``# %% name="bench" raises=true``). Any other
