@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
-#: What `blog new` writes for the author to replace; the audit reports it wherever it is left.
-PLACEHOLDER = "待填写"
+#: What `blog new` writes for the author to replace, by the site's language (its primary subtag; other
+#: languages get English); the audit reports any of them wherever one is left in a page.
+PLACEHOLDERS = {"zh": "待填写", "en": "TO FILL IN"}
+PLACEHOLDER = PLACEHOLDERS["zh"]
+
+
+def wording(language: str) -> str:
+    """The key of the words perfblog writes for a site in ``language`` (a BCP 47 tag): "zh" or "en"."""
+    return "zh" if language.lower().split("-")[0] == "zh" else "en"
 
 #: Default folders, relative to the folder of mkdocs.yml (the snippets plugin's options override them).
 SNIPPETS_DIR = "snippets"

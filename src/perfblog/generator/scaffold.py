@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from perfblog.core.cli import add_project_option, load_project
-from perfblog.core.conventions import PLACEHOLDER
+from perfblog.core.conventions import PLACEHOLDERS, wording
+from perfblog.core.init import NewSite
 from perfblog.core.project import Layout
 from perfblog.generator.errors import ScaffoldError
 from perfblog.generator.snippet import STEM
@@ -38,15 +39,23 @@ keywords:
 
 # {title}
 
-{placeholder}：第一段说清本文回答什么问题，并自然地写进焦点关键词（keywords 的第一项）。
+{intro}
 
 <!-- more -->
 
 ## {placeholder}
 {embeds}"""
 
+#: The words of a new post, by the site's language (``conventions.wording``).
+_INTRO = {"zh": "{placeholder}：第一段说清本文回答什么问题，并自然地写进焦点关键词（keywords 的第一项）。",
+          "en": "{placeholder}: the first paragraph says what question the post answers, with its focus "
+                "keyphrase (the first of its keywords) in it."}
+_COMMENT = {"zh": '代码与结果来自 {snippet_path} 的 "{cell}" 单元；保存该文件，预览会重新运行它。',
+            "en": 'the code and its results come from the cell "{cell}" of {snippet_path}; save that file '
+                  "and the preview runs it again."}
+
 _EMBEDS = """
-<%# 代码与结果来自 {snippet_path} 的 "{cell}" 单元；保存该文件，预览会重新运行它。 %>
+<%# {comment} %>
 <%= code("{stem}", "{cell}") %>
 
 <%= output("{stem}", "{cell}") %>
@@ -95,6 +104,7 @@ def new_post(
     slug: str | None = None,
     with_snippet: bool | str = False,
     today: dt.date | None = None,
+    language: str = "zh-CN",
 ) -> Scaffolded:
     """Write a draft post (and its snippet) into the site's folders; never overwrite an existing file.
 
@@ -122,9 +132,13 @@ def new_post(
         if path is not None and (root / path).exists():
             raise ScaffoldError(f"{path} already exists; pick another title or pass --slug")
 
-    embeds = _EMBEDS.format(stem=stem, cell=MAIN_CELL, snippet_path=snippet.as_posix()) if snippet else ""
+    words = wording(language)
+    placeholder = PLACEHOLDERS[words]
+    comment = _COMMENT[words].format(cell=MAIN_CELL, snippet_path=snippet.as_posix()) if snippet else ""
+    embeds = _EMBEDS.format(stem=stem, cell=MAIN_CELL, comment=comment) if snippet else ""
     date = (today or dt.date.today()).isoformat()
-    texts = {post: _POST.format(date=date, slug=slug, title=title, placeholder=PLACEHOLDER, embeds=embeds)}
+    texts = {post: _POST.format(date=date, slug=slug, title=title, placeholder=placeholder, embeds=embeds,
+                                intro=_INTRO[words].format(placeholder=placeholder))}
     if snippet is not None:
         texts[snippet] = _SNIPPET.format(title=title, post_path=post.as_posix(), stem=stem, cell=MAIN_CELL)
     written: list[Path] = []
@@ -158,9 +172,23 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    made = new_post(args.title, layout=load_project(args).layout, slug=args.slug, with_snippet=args.snippet)
+    project = load_project(args)
+    made = new_post(args.title, layout=project.layout, slug=args.slug, with_snippet=args.snippet,
+                    language=project.language)
     print(f"created {made.post} (draft)")
     if made.snippet is not None:
         print(f"created {made.snippet}, embedded as cell \"{MAIN_CELL}\"")
     print("next: `mkdocs serve` to preview; fill description and keywords; remove `draft: true` to publish")
     return 0
+
+
+#: The first post of a new blog (`blog init`), by the site's language, and the snippet it embeds.
+FIRST_POST = {"zh": "第一篇文章", "en": "My first post"}
+FIRST_SNIPPET = "first"
+
+
+def init_site(layout: Layout, site: NewSite) -> list[Path]:
+    """The generator's part of `blog init`: a first draft post that embeds a first snippet."""
+    made = new_post(FIRST_POST[site.words], layout=layout, with_snippet=FIRST_SNIPPET,
+                    language=site.language)
+    return [layout.root / made.post, *([layout.root / made.snippet] if made.snippet else [])]

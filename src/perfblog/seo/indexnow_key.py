@@ -11,6 +11,8 @@ import secrets
 from pathlib import Path
 
 from perfblog.core.fsio import atomic_write
+from perfblog.core.init import NewSite
+from perfblog.core.project import Layout
 from perfblog.seo.errors import SubmitError
 
 KEY_FILE = "indexnow.key"  # where the key is kept by default, beside mkdocs.yml
@@ -54,3 +56,10 @@ def write_key_file(site_dir: Path, key_path: Path) -> Path | None:
     target = site_dir / f"{key}.txt"
     atomic_write(target, key.encode())
     return target
+
+
+def init_site(layout: Layout, site: NewSite) -> list[Path]:
+    """The seo plugin's part of `blog init`: a fresh key of the new blog's own."""
+    path = layout.root / KEY_FILE
+    ensure_key(path)
+    return [path]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
@@ -20,6 +20,7 @@ from urllib.parse import urljoin, urlsplit
 import lxml.html
 from lxml import etree
 from material.plugins.blog.structure import Archive
+from mkdocs.structure.files import File
 from mkdocs.structure.pages import Page
 
 from perfblog.core import project
@@ -310,3 +311,11 @@ def describe(page: Page, site: Site, translations: Translations | None = None,
     )
     posts = getattr(page, "posts", None) or ()
     return SitePage(head, tuple(urljoin(site.url, p.url) for p in posts))
+
+
+def drafts_left_out(files: Iterable[File], posts_dir: Path) -> list[Path]:
+    """The posts a build leaves out: files of the posts folder that Material's blog plugin excluded
+    (its drafts), as source paths. Ask once that plugin has attached its posts (its ``on_nav``)."""
+    return sorted(Path(f.abs_src_path) for f in files
+                  if f.is_documentation_page() and f.abs_src_path and f.inclusion.is_excluded()
+                  and Path(f.abs_src_path).resolve().is_relative_to(posts_dir))

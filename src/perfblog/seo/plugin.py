@@ -12,8 +12,9 @@ from urllib.parse import urlsplit
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin
+from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import Files
+from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
@@ -70,6 +71,7 @@ class SeoPlugin(BasePlugin[SeoConfig]):
         url = project.normalise_url(config.site_url)
         layout = project.layout(config)  # the snippets plugin's folders: their history dates the posts
         self.docs_dir = layout.docs_dir
+        self.layout = layout
         verification = {
             name: value
             for name, value in (
@@ -137,6 +139,16 @@ class SeoPlugin(BasePlugin[SeoConfig]):
              for p in posts],
             count=self.config.seo_related_count,
         )
+
+    @event_priority(-100)  # after Material's blog plugin (-50) has attached its posts, drafts left out
+    def on_nav(self, nav: Navigation, config: MkDocsConfig, files: Files) -> Navigation:
+        """A build names the drafts it leaves out, so a post kept back by `draft: true` is no surprise."""
+        left_out = [] if self.serving else pages.drafts_left_out(files, self.layout.posts_dir)
+        if left_out:
+            named = ", ".join(path.relative_to(self.layout.root).as_posix() for path in left_out)
+            log.info("seo: %d draft(s) left out of this build (remove `draft: true` to publish): %s",
+                     len(left_out), named)
+        return nav
 
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         return highlight.lighten(html) if self.config.seo_lean_highlighting else html

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from urllib.parse import urljoin, urlsplit
 
-from perfblog.core.conventions import PLACEHOLDER
+from perfblog.core.conventions import PLACEHOLDERS
 from perfblog.core.slug import slugify
 from perfblog.seo import text
 from perfblog.seo.registry import Finding, Registry, Scope, Severity, Topic
@@ -379,8 +379,9 @@ RENDER_BLOCKING_THIRD_PARTY = _rule(
     "serve it from the site (self-host the font or script), load it async, or drop it (`theme.font: false`)")
 PLACEHOLDER_UNFILLED = _rule(
     "placeholder-unfilled", ERROR, _INDEXABLE, Topic.OTHER,
-    f"the title, description or keywords still hold `blog new`'s placeholder {PLACEHOLDER}",
-    "fill in the front matter")
+    "the title, description, keywords, a heading or the text still hold a placeholder `blog new` wrote ("
+    + ", ".join(PLACEHOLDERS.values()) + ")",
+    "write what the placeholder stands for: front matter, headings and the opening paragraph")
 ROBOTS_BLOCKS_CRAWLER = _rule(
     "robots-blocks-crawler", ERROR, _INDEXABLE, Topic.OTHER,
     "`robots.txt` disallows the page for " + ", ".join(f"`{c}`" for c in CRAWLERS)
@@ -411,11 +412,20 @@ def check_title(p: PageFacts) -> Iterator[Finding]:
 
 @RULES.check(PLACEHOLDER_UNFILLED)
 def check_placeholders(p: PageFacts) -> Iterator[Finding]:
-    """What `blog new` writes for the author to fill in must never be published."""
-    fields = {"title": [p.title or ""], "description": [p.description or ""], "keywords": p.keywords or []}
-    for name, values in fields.items():
-        if any(PLACEHOLDER in value for value in values):
-            yield PLACEHOLDER_UNFILLED.at(p.page, f"the {name} still holds the placeholder {PLACEHOLDER!r}")
+    """What `blog new` writes for the author to fill in must never be published, anywhere in the page."""
+    headings = [label for _, label in p.headings]
+    fields = {"the title": [p.title or ""], "the description": [p.description or ""],
+              "the keywords": p.keywords or [], "a heading": headings}
+    for placeholder in PLACEHOLDERS.values():
+        for name, values in fields.items():
+            if any(placeholder in value for value in values):
+                yield PLACEHOLDER_UNFILLED.at(p.page, f"placeholder {placeholder!r} left in {name}")
+        text = p.body
+        for label in headings:  # the headings are part of the body's text
+            text = text.replace(label, " ", 1)
+        if (at := text.find(placeholder)) >= 0:
+            yield PLACEHOLDER_UNFILLED.at(p.page, f"placeholder {placeholder!r} left in the text: "
+                                                  f"{text[at:at + 40].strip()!r}")
 
 
 @RULES.check(DESCRIPTION_MISSING, DESCRIPTION_TOO_SHORT, DESCRIPTION_TOO_LONG)
