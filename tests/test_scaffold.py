@@ -19,7 +19,8 @@ from perfblog.seo.audit import audit_site
 
 @pytest.fixture
 def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    config = "site_name: t\ndocs_dir: posts\ntheme: material\nplugins:\n  - blog: {blog_dir: .}\n"
+    config = ("site_name: t\ndocs_dir: posts\ntheme: {name: material, language: zh}\n"
+              "plugins:\n  - blog: {blog_dir: .}\n")
     (tmp_path / "mkdocs.yml").write_text(config, encoding="utf-8")
     (tmp_path / "posts").mkdir()
     monkeypatch.chdir(tmp_path)
@@ -131,5 +132,22 @@ def test_the_audit_flags_the_placeholders_until_the_author_fills_them(site: Path
         "description: torch.compile 整图编译何时值得：用 fullgraph=True 找出图断裂，比较编译前后的耗时。",
     ).replace(f"  - {PLACEHOLDER}", "  - 整图编译")
     post.write_text(filled, encoding="utf-8")
+    assert {"placeholder-unfilled"} <= flagged()  # the heading and the opening still hold it
+
+    filled = filled.replace(f"## {PLACEHOLDER}", "## 整图编译与图断裂").replace(
+        f"{PLACEHOLDER}：第一段说清本文回答什么问题，并自然地写进焦点关键词（keywords 的第一项）。",
+        "整图编译要求一个函数整个被捕获成一张图：本文说明它何时值得。")
+    post.write_text(filled, encoding="utf-8")
     assert not {"placeholder-unfilled", "description-too-short", "keyword-missing-title",
                 "keyword-missing-description"} & flagged()
+
+
+def test_an_english_site_gets_english_placeholders_and_words(site: Path) -> None:
+    (site / "mkdocs.yml").write_text("site_name: t\ndocs_dir: posts\ntheme: {name: material, language: en}\n"
+                                     "plugins:\n  - blog: {blog_dir: .}\n", encoding="utf-8")
+    assert main(["new", "Why a dot product beats a loop", "--snippet", "dot"]) == 0
+    text = (site / "posts/posts/why-a-dot-product-beats-a-loop.md").read_text(encoding="utf-8")
+    assert front_matter(site / "posts/posts/why-a-dot-product-beats-a-loop.md")["description"] == "TO FILL IN"
+    assert "TO FILL IN: the first paragraph says what question the post answers" in text
+    assert "## TO FILL IN" in text and 'the cell "main" of snippets/dot.py' in text
+    assert PLACEHOLDER not in text
