@@ -13,7 +13,9 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import lxml.html
 import pytest
+import seo_pages
 from rich.console import Console
 
 from perfblog.core.cli import main
@@ -23,8 +25,14 @@ from perfblog.generator.engine import Engine, Settings
 from perfblog.generator.errors import EmbedError
 from perfblog.generator.render import Renderer
 from perfblog.generator.runner import git_state
+from perfblog.seo import panel
+from perfblog.seo.audit import audit_site
+from perfblog.seo.registry import Scope
+from perfblog.seo.report import render
+from perfblog.seo.rules import RULES
 
 REPO = Path(__file__).resolve().parents[1]
+HAN = re.compile(r"[\u4e00-\u9fff]")
 FIXTURES = REPO / "tests/fixtures"
 
 
@@ -177,3 +185,44 @@ def test_blog_mv_refuses_a_taken_name_before_changing_anything(blog: Path, capsy
     assert "snippets/taken.py already exists" in capsys.readouterr().err
     assert (blog / "snippets/rich_outputs.py").is_file()
     assert (blog / "snippets/_results/rich_outputs").is_dir()
+
+
+def test_the_panel_speaks_the_pages_language_with_leftover_placeholders_first() -> None:
+    chinese = seo_pages.page("placeholder-unfilled")
+    english = chinese.replace('<html lang="zh-CN">', '<html lang="en">', 1)
+    for html, heading, said, draft in (
+            (chinese, "待填写", "里还留着占位文字「待填写」", "草稿"),
+            (english, "placeholders", "placeholder '待填写' left in the", "Draft")):
+        out = lxml.html.document_fromstring(panel.decorate(html, "p.html", draft=True, post=True))
+        first = out.xpath("//aside[@class='blog-seo-panel']//tr")[0]
+        assert (first.get("data-topic"), first.get("data-state")) == ("placeholder", "error")
+        assert first.findtext("th") == heading
+        assert said in first.xpath("string(.//li)")
+        assert out.xpath("string(//div[@data-blog-draft]/strong)") == draft
+
+
+def test_the_panels_search_preview_shows_the_page_at_the_sites_own_address() -> None:
+    served = seo_pages.page("clean").replace("https://example.org/", "http://127.0.0.1:8000/notes/")
+    out = lxml.html.document_fromstring(panel.decorate(
+        served, "p.html", draft=False, post=True, site_url="https://blog.example.org/notes/",
+        served_url="http://127.0.0.1:8000/notes/"))
+    assert out.xpath("string(//div[@class='blog-seo-serp-url'])").startswith("https://blog.example.org/notes/")
+
+
+def test_every_audit_finding_is_said_in_chinese_and_in_english(tmp_path: Path) -> None:
+    report = audit_site(seo_pages.write_site(tmp_path))
+    per_page = {rule.id for rule in RULES if rule.scope is not Scope.SITE}  # robots.txt, sitemaps: elsewhere
+    assert {f.rule for f in report.findings} >= per_page  # every page rule's messages, once at least
+    for finding in report.findings:
+        assert finding.text("zh-CN") == finding.zh and finding.text("en") == finding.message
+        assert HAN.search(finding.zh), finding
+        assert finding.message[0].isascii() and finding.message != finding.zh, finding
+
+
+def test_the_audit_report_puts_placeholders_first_in_the_sites_language(tmp_path: Path) -> None:
+    report = audit_site(seo_pages.write_site(tmp_path))
+    screen = io.StringIO()
+    render(report, Console(file=screen, width=400, color_system=None))
+    lines = screen.getvalue().splitlines()
+    row = next(i for i, line in enumerate(lines) if "placeholder-unfilled/" in line)  # the broken page's row
+    assert "error · placeholder-unfilled · 描述里还留着占" in lines[row]  # its first finding, in Chinese

@@ -151,7 +151,7 @@ def test_a_placeholder_left_in_a_heading_or_the_text_fails_the_strict_build(blog
     finally:
         post.write_text(filled, encoding="utf-8")
     assert done.returncode == 1
-    assert f"{SLUG}/index.html: placeholder-unfilled: placeholder '待填写' left in a heading" in done.stderr
+    assert f"{SLUG}/index.html: placeholder-unfilled: 小标题里还留着占位文字「待填写」" in done.stderr
 
 
 def test_blog_init_refuses_a_folder_that_holds_anything_and_names_it(tmp_path: Path) -> None:

@@ -76,7 +76,7 @@ def test_a_page_that_is_neither_draft_nor_post_is_left_alone() -> None:
 
 def test_the_link_graphs_findings_join_the_links_topic_and_its_state() -> None:
     html = seo_pages.page("clean")
-    orphan = RULES["orphan-post"].at("p.html", "no other page links to it")
+    orphan = RULES["orphan-post"].at("p.html", "no other page links to it", "没有别的页面链接到它")
     result = panel.audit_page(html, "p.html", draft=False, site_findings=[orphan])
     links = next(t for t in result.topics if t.id == "links")
     assert links.findings == (orphan,) and links.state == "warning"

@@ -59,10 +59,10 @@ def test_a_finding_has_its_rules_severity_or_its_declared_escalation():
     plain = registry.declare("plain", Severity.WARNING, Scope.POSTS, Topic.OTHER, "doc", "fix")
     escalating = registry.declare("grows", Severity.WARNING, Scope.POSTS, Topic.OTHER, "doc", "fix",
                                   worst=Severity.ERROR)
-    assert escalating.at("p.html", "m", Severity.ERROR).severity is Severity.ERROR
-    assert plain.at("p.html", "m").severity is Severity.WARNING
+    assert escalating.at("p.html", "m", "m", severity=Severity.ERROR).severity is Severity.ERROR
+    assert plain.at("p.html", "m", "m").severity is Severity.WARNING
     with pytest.raises(ValueError, match="declared warning, not error"):
-        plain.at("p.html", "m", Severity.ERROR)
+        plain.at("p.html", "m", "m", severity=Severity.ERROR)
 
 
 def test_a_check_reports_only_the_rules_it_registers_and_runs_only_where_their_scope_covers():
@@ -72,8 +72,8 @@ def test_a_check_reports_only_the_rules_it_registers_and_runs_only_where_their_s
 
     @registry.check(mine)
     def check(facts: str):
-        yield mine.at(facts, "m")
-        yield other.at(facts, "m")
+        yield mine.at(facts, "m", "m")
+        yield other.at(facts, "m", "m")
 
     assert list(registry.page_findings("p.html", noindex=False, post=False)) == []
     assert list(registry.page_findings("p.html", noindex=True, post=True)) == []

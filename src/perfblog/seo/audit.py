@@ -25,6 +25,12 @@ from perfblog.seo.registry import Finding, Rule, Severity
 from perfblog.seo.rules import CRAWLERS, PageFacts, page_findings
 
 
+def first_things_first(findings: Iterable[Finding]) -> list[Finding]:
+    """Findings in the order an author acts on them: leftover placeholders, then by severity."""
+    order = list(Severity)
+    return sorted(findings, key=lambda f: (f.rule != rules.PLACEHOLDER_UNFILLED.id, order.index(f.severity)))
+
+
 def score(findings: Iterable[Finding]) -> int:
     """A page's score: 100 less each finding's penalty, never below 0 (the audit's and the panel's)."""
     return max(0, 100 - sum(f.severity.penalty for f in findings))
@@ -93,6 +99,7 @@ class PageResult:
     words: int
     findings: list[Finding] = field(default_factory=list)
     hreflang: list[tuple[str, str]] = field(default_factory=list)
+    lang: str | None = None
 
     @property
     def score(self) -> int:
@@ -109,6 +116,12 @@ class AuditReport:
     @property
     def findings(self) -> list[Finding]:
         return [f for p in self.pages for f in p.findings] + self.site_findings
+
+    @property
+    def language(self) -> str:
+        """The site's language as its home page declares it (else its first page's): the report's words."""
+        home = next((p for p in self.pages if p.page == "index.html"), self.pages[0] if self.pages else None)
+        return (home.lang if home else None) or "en"
 
     @property
     def has_errors(self) -> bool:
@@ -246,7 +259,7 @@ def audit_site(site_dir: Path, pages: list[PageFacts] | None = None) -> AuditRep
             findings.extend(_robots_findings(facts, robots))
         results[facts.page] = PageResult(
             facts.page, facts.title, facts.description, facts.canonical, facts.noindex, facts.is_post,
-            facts.words, findings, facts.hreflang,
+            facts.words, findings, facts.hreflang, facts.lang,
         )  # fmt: skip
     for finding in links.findings(pages):
         results[finding.page].findings.append(finding)
@@ -258,7 +271,8 @@ def audit_site(site_dir: Path, pages: list[PageFacts] | None = None) -> AuditRep
     try:
         listed = set(sitemap.locs(site_dir))
     except SitemapError as exc:
-        report.site_findings.append(rules.SITEMAP_INVALID.at("sitemap.xml", str(exc)))
+        report.site_findings.append(rules.SITEMAP_INVALID.at(
+            "sitemap.xml", str(exc), f"sitemap.xml 无法读取：{exc}"))
     _noindex_in_sitemap(report.pages, listed)
     declared = robots.sitemaps[0] if robots and robots.sitemaps else None
     for finding in index.findings(sorted(listed), declared):
@@ -267,7 +281,9 @@ def audit_site(site_dir: Path, pages: list[PageFacts] | None = None) -> AuditRep
         else:
             report.site_findings.append(finding)
     if robots:
-        report.site_findings.extend(rules.ROBOTS_TXT_INVALID.at("robots.txt", line) for line in robots.errors)
+        report.site_findings.extend(rules.ROBOTS_TXT_INVALID.at(
+            "robots.txt", line, f"robots.txt 有误：{line}")
+                                    for line in robots.errors)
     return report
 
 
@@ -275,8 +291,12 @@ def _robots_findings(facts: PageFacts, robots: robots_txt.Robots) -> Iterable[Fi
     path = urlsplit(facts.canonical).path if facts.canonical else "/" + _url_path(facts.page)
     blocked = [agent for agent in CRAWLERS if not robots.allowed(agent, path or "/")]
     if blocked:
-        message = f"robots.txt disallows {path} for {', '.join(blocked)}"
-        yield rules.ROBOTS_BLOCKS_CRAWLER.at(facts.page, message)
+        yield rules.ROBOTS_BLOCKS_CRAWLER.at(
+            facts.page, f"robots.txt disallows {path} for {', '.join(blocked)}",
+                                             f"robots.txt 不让 {'、'.join(blocked)} 抓取 {path}")
+
+
+_ZH_ATTRIBUTES = {"title": "标题", "description": "描述"}
 
 
 def _duplicates(pages: list[PageResult], attr: str, rule: Rule) -> None:
@@ -290,7 +310,8 @@ def _duplicates(pages: list[PageResult], attr: str, rule: Rule) -> None:
             continue
         for page in group:
             others = ", ".join(o.page for o in group if o is not page)
-            page.findings.append(rule.at(page.page, f"same {attr} as {others}"))
+            page.findings.append(rule.at(page.page, f"same {attr} as {others}",
+                                         f"{_ZH_ATTRIBUTES[attr]}与 {others} 相同"))
 
 
 def _not_reciprocal(pages: list[PageResult]) -> None:
@@ -304,9 +325,11 @@ def _not_reciprocal(pages: list[PageResult]) -> None:
             if page.canonical not in {url for _, url in other.hreflang}:
                 rule = rules.HREFLANG_NOT_RECIPROCAL
                 page.findings.append(rule.at(page.page, f"lists {other.page} as its {tag} version, "
-                                                        f"which does not list it back"))
+                                                        f"which does not list it back",
+                                             f"把 {other.page} 列为 {tag} 版本，对方没有列回它"))
                 other.findings.append(rule.at(other.page, f"{page.page} lists it as its {tag} version; "
-                                                          f"it does not list {page.page}"))
+                                                          f"it does not list {page.page}",
+                                              f"{page.page} 把它列为 {tag} 版本，它没有列回 {page.page}"))
 
 
 def _noindex_in_sitemap(pages: list[PageResult], listed: set[str]) -> None:
@@ -321,5 +344,6 @@ def _noindex_in_sitemap(pages: list[PageResult], listed: set[str]) -> None:
     for page in noindex:
         url_path = _url_path(page.page)
         if page.canonical in listed or (url_path and url_path in suffixes):
-            message = "page says noindex but sitemap.xml lists it"
-            page.findings.append(rules.NOINDEX_IN_SITEMAP.at(page.page, message))
+            page.findings.append(rules.NOINDEX_IN_SITEMAP.at(
+                page.page, "page says noindex but sitemap.xml lists it",
+                                                             "页面声明 noindex，sitemap.xml 却列出了它"))

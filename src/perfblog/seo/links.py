@@ -120,11 +120,14 @@ def findings(pages: Iterable[PageFacts], published: Collection[str] = ()) -> Ite
             continue
         if node.key not in linked:
             yield ORPHAN_POST.at(node.page, "no other page links to it from its text "
-                                            "(lists, navigation and related-posts blocks do not count)")
+                                            "(lists, navigation and related-posts blocks do not count)",
+                                 "没有别的页面在正文里链接到它（列表、导航和相关文章不算）")
         path = paths.get(node.key)
         if path is None:
-            yield LINK_DEPTH_DEEP.at(node.page, "no chain of links leads to it from the home page")
+            yield LINK_DEPTH_DEEP.at(node.page, "no chain of links leads to it from the home page",
+                                     "从首页沿链接到不了它")
         elif len(path) - 1 > LINK_DEPTH_MAX:
             route = " → ".join("/" + key for key in path)
             yield LINK_DEPTH_DEEP.at(node.page, f"{len(path) - 1} clicks from the home page "
-                                                f"(> {LINK_DEPTH_MAX}): {route}")
+                                                f"(> {LINK_DEPTH_MAX}): {route}",
+                                     f"离首页 {len(path) - 1} 次点击（超过 {LINK_DEPTH_MAX}）：{route}")

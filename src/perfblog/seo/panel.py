@@ -5,7 +5,8 @@ placement, images, links, length, the rest), each topic with a good / info / war
 what was measured. It reads the rendered page with the audit's own reader and applies the audit's
 own rules (`perfblog.seo.audit.read_page`, `perfblog.seo.rules.page_findings`), so the panel and
 `blog seo audit` never disagree. A draft is audited as it will be once published: its draft-only
-`noindex` is ignored.
+`noindex` is ignored. It speaks the page's language (Chinese, else English), lists leftover
+placeholders first, and previews the search result at the site's own address, not the local server's.
 
 Only the plugin, and only when the command is `serve`, calls this module; `mkdocs build` output never
 carries a banner or a panel.
@@ -18,14 +19,39 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from html import escape
 
+from perfblog.core.conventions import PLACEHOLDERS, wording
 from perfblog.seo import rules, text
 from perfblog.seo.audit import read_page, score
 from perfblog.seo.registry import Finding, Severity, Topic
 from perfblog.seo.rules import RULES, PageFacts
 
 GOOD = "good"
-STATES = {GOOD: ("✓", "良好"), Severity.INFO: ("i", "提示"), Severity.WARNING: ("!", "注意"),
-          Severity.ERROR: ("✗", "错误")}
+MARKS = {GOOD: "✓", Severity.INFO: "i", Severity.WARNING: "!", Severity.ERROR: "✗"}
+#: The panel's own words, by language (``conventions.wording``).
+WORDS = {
+    "zh": {
+        GOOD: "良好", Severity.INFO: "提示", Severity.WARNING: "注意", Severity.ERROR: "错误",
+        "check": "SEO 检查", "points": "分",
+        "note": "（与 <code>blog seo audit</code> 相同的规则；只在 serve 中显示）",
+        "serp": "搜索结果预览：标题在 {title} 单位（Google 约 600 px、百度约 30 个汉字）处截断，"
+                "描述在 {description} 单位（约 80 个汉字）处截断；一个汉字算 2 个单位。",
+        "draft": "<strong>草稿</strong> · 仅在 <code>mkdocs serve</code> 预览中可见："
+                 "<code>mkdocs build</code> "
+                 "不会发布它，也不会写进 sitemap、订阅源或提交给搜索引擎。"
+                 "发布时删除 front matter 中的 <code>draft: true</code>。",
+    },
+    "en": {
+        GOOD: "good", Severity.INFO: "info", Severity.WARNING: "warning", Severity.ERROR: "error",
+        "check": "SEO check", "points": "points",
+        "note": "(the rules of <code>blog seo audit</code>; shown by serve only)",
+        "serp": "Search result preview: the title is cut at {title} units (Google: about 600 px), the "
+                "description at {description} units; a CJK character counts 2 units.",
+        "draft": "<strong>Draft</strong> · shown by <code>mkdocs serve</code> only: "
+                 "<code>mkdocs build</code> "
+                 "leaves it out of the site, the sitemap, the feed and what is submitted to search engines. "
+                 "Remove <code>draft: true</code> from its front matter to publish it.",
+    },
+}
 _RANK = {GOOD: 0, Severity.INFO: 1, Severity.WARNING: 2, Severity.ERROR: 3}
 
 _ARTICLE = re.compile(r"<article\b[^>]*>", re.IGNORECASE)
@@ -50,6 +76,20 @@ class Panel:
     page: str
     topics: tuple[Row, ...]
     facts: PageFacts
+    site_url: str | None = None  # the site's own address, for the preview (serve runs on a local one)
+    served_url: str | None = None  # the local server's, which the served page's canonical starts with
+
+    @property
+    def language(self) -> str:
+        return self.facts.lang or "en"
+
+    @property
+    def address(self) -> str:
+        """The page's canonical URL as the search result will show it: at the site's own address."""
+        url = self.facts.canonical or self.page
+        if self.site_url and self.served_url and url.startswith(self.served_url):
+            return self.site_url + url[len(self.served_url):]
+        return url
 
     @property
     def findings(self) -> list[Finding]:
@@ -64,11 +104,13 @@ class Panel:
         return _worst(t.state for t in self.topics)
 
 
-def audit_page(html: str, page: str, *, draft: bool, site_findings: Iterable[Finding] = ()) -> Panel:
+def audit_page(html: str, page: str, *, draft: bool, site_findings: Iterable[Finding] = (),
+               site_url: str | None = None, served_url: str | None = None) -> Panel:
     """Audit one rendered page with the audit's rules; ``page`` is its path in the site.
 
     ``site_findings`` are this page's findings of the rules that look at the whole site (the link
-    graph), which the plugin computes once the site is built.
+    graph), which the plugin computes once the site is built. ``site_url`` and ``served_url`` (both with
+    their trailing slash) let the preview show the page at the site's own address.
     """
     facts = read_page(html.encode("utf-8"), page)
     if draft:  # the noindex comes from the draft status and leaves with it
@@ -76,110 +118,142 @@ def audit_page(html: str, page: str, *, draft: bool, site_findings: Iterable[Fin
     grouped: dict[Topic, list[Finding]] = {topic: [] for topic in Topic}
     for finding in (*rules.page_findings(facts), *site_findings):
         grouped[RULES[finding.rule].topic].append(finding)
+    words = wording(facts.lang or "en")
     rows = tuple(
-        Row(topic.id, topic.heading, _worst(f.severity for f in found), _MEASURES[topic](facts), tuple(found))
+        Row(topic.id, topic.text(words), _worst(f.severity for f in found),
+            _MEASURES[topic](facts, words == "zh"), tuple(found))
         for topic, found in grouped.items()
     )
-    return Panel(page, rows, facts)
+    return Panel(page, rows, facts, site_url, served_url)
 
 
-def decorate(html: str, page: str, *, draft: bool, post: bool, site_findings: Iterable[Finding] = ()) -> str:
+def decorate(html: str, page: str, *, draft: bool, post: bool, site_findings: Iterable[Finding] = (),
+             site_url: str | None = None, served_url: str | None = None) -> str:
     """The served page with the draft banner (drafts) and the SEO panel (posts) at the top of the article."""
     parts = []
+    panel = audit_page(html, page, draft=draft, site_findings=site_findings, site_url=site_url,
+                       served_url=served_url)
     if draft:
-        parts.append(banner_html())
+        parts.append(banner_html(panel.language))
     if post:
-        parts.append(panel_html(audit_page(html, page, draft=draft, site_findings=site_findings)))
+        parts.append(panel_html(panel))
     return _insert(html, "".join(parts)) if parts else html
 
 
-def banner_html() -> str:
+def banner_html(language: str) -> str:
     """The draft banner: this page is a preview that `mkdocs build` leaves out."""
-    return (
-        '<div class="blog-draft-banner" role="status" data-blog-draft>'
-        "<strong>草稿</strong> · 仅在 <code>mkdocs serve</code> 预览中可见："
-        "<code>mkdocs build</code> 不会发布它，也不会写进 sitemap、订阅源或提交给搜索引擎。"
-        "发布时删除 front matter 中的 <code>draft: true</code>。</div>"
-    )
+    return (f'<div class="blog-draft-banner" role="status" data-blog-draft>'
+            f'{WORDS[wording(language)]["draft"]}</div>')
 
 
 def panel_html(panel: Panel) -> str:
     """The panel as an `<aside>` (which the audit's text extraction skips), styled inline."""
-    mark, label = STATES[panel.state]
-    rows = "".join(_row(topic) for topic in panel.topics)
+    words = WORDS[wording(panel.language)]
+    rows = "".join(_row(topic, words) for topic in panel.topics)
     return (
         f'{_STYLE}<aside class="blog-seo-panel" data-state="{panel.state}" data-score="{panel.score}" '
-        f'aria-label="SEO 检查"><details open><summary>SEO 检查 · {panel.score} 分 · '
-        f'<span class="blog-seo-state" data-state="{panel.state}">{mark} {label}</span>'
-        f"<small>（与 <code>blog seo audit</code> 相同的规则；只在 serve 中显示）</small></summary>"
-        f"{_serp(panel.facts)}<table><tbody>{rows}</tbody></table></details></aside>"
+        f'aria-label="{words["check"]}"><details open><summary>{words["check"]} · {panel.score} '
+        f'{words["points"]} · <span class="blog-seo-state" data-state="{panel.state}">{MARKS[panel.state]} '
+        f'{words[panel.state]}</span><small>{words["note"]}</small></summary>'
+        f"{_serp(panel, words)}<table><tbody>{rows}</tbody></table></details></aside>"
     )
 
 
-def _row(topic: Row) -> str:
-    mark, label = STATES[topic.state]
+def _row(topic: Row, words: dict[str, str]) -> str:
+    language = "zh" if words is WORDS["zh"] else "en"  # the two keys of `Finding.text`
     items = "".join(
         f'<li data-rule="{escape(f.rule)}" data-severity="{escape(f.severity)}">'
-        f"<code>{escape(f.rule)}</code> {escape(f.message)}</li>"
+        f"<code>{escape(f.rule)}</code> {escape(f.text(language))}</li>"
         for f in topic.findings
     )
     details = f"<ul>{items}</ul>" if items else ""
     return (
         f'<tr data-topic="{topic.id}" data-state="{topic.state}">'
-        f'<td class="blog-seo-state" data-state="{topic.state}">{mark} {label}</td>'
+        f'<td class="blog-seo-state" data-state="{topic.state}">{MARKS[topic.state]} '
+        f"{words[topic.state]}</td>"
         f"<th>{escape(topic.heading)}</th><td>{escape(topic.measure)}{details}</td></tr>"
     )
 
 
-def _serp(facts: PageFacts) -> str:
-    """A search-result preview: title and description cut where Google and Baidu cut them."""
+def _serp(panel: Panel, words: dict[str, str]) -> str:
+    """A search-result preview: title and description cut where Google and Baidu cut them, at the
+    site's own address."""
+    facts = panel.facts
     title = _cut(facts.title or "", rules.TITLE_MAX_WIDTH)
     description = _cut(facts.description or "", rules.DESCRIPTION_MAX_WIDTH)
+    note = words["serp"].format(title=rules.TITLE_MAX_WIDTH, description=rules.DESCRIPTION_MAX_WIDTH)
     return (
         '<div class="blog-seo-serp" data-serp>'
         f'<div class="blog-seo-serp-title">{escape(title)}</div>'
-        f'<div class="blog-seo-serp-url">{escape(facts.canonical or facts.page)}</div>'
+        f'<div class="blog-seo-serp-url">{escape(panel.address)}</div>'
         f'<div class="blog-seo-serp-description">{escape(description)}</div>'
-        f"<small>搜索结果预览：标题在 {rules.TITLE_MAX_WIDTH} 单位（Google 约 600 px、"
-        f"百度约 30 个汉字）处截断，描述在 {rules.DESCRIPTION_MAX_WIDTH} 单位（约 80 个汉字）处截断；"
-        "一个汉字算 2 个单位。</small></div>"
+        f"<small>{note}</small></div>"
     )
 
 
-def _density(p: PageFacts) -> str:
-    phrase = p.keyphrase
+def _density(p: PageFacts, zh: bool) -> str:
+    phrase, low, high = p.keyphrase, rules.DENSITY_LOW, rules.DENSITY_HIGH
     if not phrase:
-        return "没有焦点关键词（front matter 的 keywords 第一项）"
-    hits = len(p.keyphrase_hits)
-    if p.words < rules.DENSITY_MIN_WORDS:
-        return f"「{phrase}」出现 {hits} 次；正文 {p.words} 词，少于 {rules.DENSITY_MIN_WORDS} 词不计密度"
-    density = 100.0 * hits / p.words
-    return (f"「{phrase}」{hits} 次 / {p.words} 词 = {density:.2f}%"
-            f"（宜 {rules.DENSITY_LOW}–{rules.DENSITY_HIGH}%）")
+        return ("没有焦点关键词（front matter 的 keywords 第一项）" if zh
+                else "no focus keyphrase (the first of the front matter's keywords)")
+    hits, count = len(p.keyphrase_hits), p.words
+    if count < rules.DENSITY_MIN_WORDS:
+        return (f"「{phrase}」出现 {hits} 次；正文 {count} 词，"
+                f"少于 {rules.DENSITY_MIN_WORDS} 词不计密度" if zh
+                else f"{phrase!r} {hits}×; {count} words, under {rules.DENSITY_MIN_WORDS}: no density")
+    density = 100.0 * hits / count
+    return (f"「{phrase}」{hits} 次 / {count} 词 = {density:.2f}%（宜 {low}–{high}%）" if zh
+            else f"{phrase!r} {hits}× / {count} words = {density:.2f}% (aim for {low}–{high}%)")
 
 
-def _placement(p: PageFacts) -> str:
+def _placement(p: PageFacts, zh: bool) -> str:
     phrase = p.keyphrase
     if not phrase:
-        return "没有焦点关键词"
-    places = {"标题": p.title, "描述": p.description, "开头": p.intro}
-    found = [name for name, where in places.items() if p.mentions(where)]
+        return "没有焦点关键词" if zh else "no focus keyphrase"
+    places = {("标题", "title"): p.title, ("描述", "description"): p.description,
+              ("开头", "opening"): p.intro}
+    found = [name[0 if zh else 1] for name, where in places.items() if p.mentions(where)]
     if any(p.mentions(h) for h in p.h2):
         found.append("H2")
-    return f"「{phrase}」在：{'、'.join(found) or '无'}"
+    if zh:
+        return f"「{phrase}」在：{'、'.join(found) or '无'}"
+    return f"{phrase!r} in: {', '.join(found) or 'none'}"
 
 
-#: What each topic measured, in the units the rules use.
-_MEASURES: dict[Topic, Callable[[PageFacts], str]] = {
-    Topic.TITLE: lambda p: f"{text.display_width(p.title or '')} / {rules.TITLE_MAX_WIDTH} 单位",
-    Topic.DESCRIPTION: lambda p: (f"{text.display_width(p.description or '')} 单位"
-                                  f"（宜 {rules.DESCRIPTION_MIN_WIDTH}–{rules.DESCRIPTION_MAX_WIDTH}）"),
+def _placeholders(p: PageFacts, zh: bool) -> str:
+    left = sum(p.body.count(mark) + (p.description or "").count(mark) for mark in PLACEHOLDERS.values())
+    if not left:
+        return "没有遗留的占位文字" if zh else "no placeholder left"
+    if zh:
+        return f"正文与描述里还有 {left} 处占位文字"
+    return f"{left} placeholder(s) left in the text or description"
+
+
+def _say(zh: bool, chinese: str, english: str) -> str:
+    return chinese if zh else english
+
+
+#: What each topic measured, in the units the rules use, in Chinese (``zh``) or English.
+_MEASURES: dict[Topic, Callable[[PageFacts, bool], str]] = {
+    Topic.PLACEHOLDER: _placeholders,
+    Topic.TITLE: lambda p, zh: (f"{text.display_width(p.title or '')} / {rules.TITLE_MAX_WIDTH} "
+                                f"{'单位' if zh else 'units'}"),
+    Topic.DESCRIPTION: lambda p, zh: _say(
+        zh, f"{text.display_width(p.description or '')} 单位（宜 {rules.DESCRIPTION_MIN_WIDTH}–"
+            f"{rules.DESCRIPTION_MAX_WIDTH}）",
+        f"{text.display_width(p.description or '')} units (aim for {rules.DESCRIPTION_MIN_WIDTH}–"
+        f"{rules.DESCRIPTION_MAX_WIDTH})"),
     Topic.DENSITY: _density,
     Topic.PLACEMENT: _placement,
-    Topic.IMAGES: lambda p: f"{len(p.images)} 张图片，{sum(alt is None for _, alt in p.images)} 张缺 alt",
-    Topic.LINKS: lambda p: f"正文 {len(p.content_links)} 个链接",
-    Topic.LENGTH: lambda p: f"{p.words} 词（宜 ≥ {rules.CONTENT_MIN_WORDS}）",
-    Topic.OTHER: lambda p: "canonical、lang、H1、Open Graph、JSON-LD、robots",
+    Topic.IMAGES: lambda p, zh: _say(
+        zh, f"{len(p.images)} 张图片，{sum(alt is None for _, alt in p.images)} 张缺 alt",
+        f"{len(p.images)} image(s), {sum(alt is None for _, alt in p.images)} without alt"),
+    Topic.LINKS: lambda p, zh: _say(zh, f"正文 {len(p.content_links)} 个链接",
+                                      f"{len(p.content_links)} link(s) in the text"),
+    Topic.LENGTH: lambda p, zh: _say(zh, f"{p.words} 词（宜 ≥ {rules.CONTENT_MIN_WORDS}）",
+                                       f"{p.words} words (aim for ≥ {rules.CONTENT_MIN_WORDS})"),
+    Topic.OTHER: lambda p, zh: ("、" if zh else ", ").join(
+        ("canonical", "lang", "H1", "Open Graph", "JSON-LD", "robots")),
 }
 
 

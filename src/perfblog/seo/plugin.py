@@ -99,6 +99,9 @@ class SeoPlugin(BasePlugin[SeoConfig]):
             feed=url + feed.FEED_NAME if self.config.seo_feed else None,
             noindex_archives=self.config.seo_noindex_archives,
         )
+        # `serve` replaces site_url with its own address; the panel previews pages at the configured one.
+        self.served_url = url
+        self.own_url = project.load(Path(config.config_file_path)).site_url if self.serving else url
         _no_remote_fonts(config)
         self.material = _material_overrides(config)
         self.cards = None
@@ -249,14 +252,15 @@ class SeoPlugin(BasePlugin[SeoConfig]):
                 continue
             path = site_dir / served.page
             html = panel.decorate(path.read_text(encoding="utf-8"), served.page, draft=served.draft,
-                                  post=served.post, site_findings=graph.get(served.page, ()))
+                                  post=served.post, site_findings=graph.get(served.page, ()),
+                                  site_url=self.own_url, served_url=self.served_url)
             atomic_write(path, html.encode("utf-8"))
 
     def _audit(self, site_dir: Path, facts: list[PageFacts]) -> None:
         """Errors are logged as warnings, so `mkdocs build --strict` fails on them; warnings as info."""
         report = audit.audit_site(site_dir, facts)
-        for finding in report.findings:
-            line = f"{finding.page}: {finding.rule}: {finding.message}"
+        for finding in audit.first_things_first(report.findings):
+            line = f"{finding.page}: {finding.rule}: {finding.text(self.site.lang)}"
             if finding.severity is Severity.ERROR:
                 log.warning("SEO error %s", line)
             elif finding.severity is Severity.WARNING:

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from enum import Enum, StrEnum
 from typing import Any
 
+from perfblog.core.conventions import wording
+
 _PENALTY = {"error": 25, "warning": 8, "info": 2}
 
 
@@ -57,20 +59,29 @@ PER_PAGE = (Scope.EVERY_PAGE, Scope.INDEXABLE, Scope.POSTS)
 
 
 class Topic(Enum):
-    """The rows of the SEO panel of `mkdocs serve`, in order; ``id`` is the row's ``data-topic``."""
+    """The rows of the SEO panel of `mkdocs serve`, in order; ``id`` is the row's ``data-topic``.
 
-    TITLE = "title", "标题"
-    DESCRIPTION = "description", "描述"
-    DENSITY = "density", "关键词密度"
-    PLACEMENT = "placement", "关键词位置"
-    IMAGES = "images", "图片 alt"
-    LINKS = "links", "链接"
-    LENGTH = "length", "篇幅"
-    OTHER = "other", "其他"
+    Placeholders come first: text `blog new` wrote for the author to replace is what a new author most
+    needs to see, and it fails the build."""
 
-    def __init__(self, topic_id: str, heading: str) -> None:
+    PLACEHOLDER = "placeholder", "待填写", "placeholders"
+    TITLE = "title", "标题", "title"
+    DESCRIPTION = "description", "描述", "description"
+    DENSITY = "density", "关键词密度", "keyphrase density"
+    PLACEMENT = "placement", "关键词位置", "keyphrase placement"
+    IMAGES = "images", "图片 alt", "image alt text"
+    LINKS = "links", "链接", "links"
+    LENGTH = "length", "篇幅", "length"
+    OTHER = "other", "其他", "other"
+
+    def __init__(self, topic_id: str, heading: str, english: str) -> None:
         self.id = topic_id
-        self.heading = heading
+        self.heading = heading  # Chinese: the reference's and a Chinese page's panel
+        self.english = english
+
+    def text(self, language: str) -> str:
+        """The row's heading in the words of a page in ``language``."""
+        return self.heading if wording(language) == "zh" else self.english
 
 
 @dataclass(frozen=True)
@@ -80,10 +91,15 @@ class Finding:
     page: str
     rule: str
     severity: Severity
-    message: str
+    message: str  # in English: the JSON report's, and any site's not written in Chinese
+    zh: str  # the same in Chinese
 
     def as_dict(self) -> dict[str, str]:
         return {"page": self.page, "rule": self.rule, "severity": str(self.severity), "message": self.message}
+
+    def text(self, language: str) -> str:
+        """The message in the words of a page or site in ``language`` (a BCP 47 tag)."""
+        return self.zh if wording(language) == "zh" else self.message
 
 
 @dataclass(frozen=True)
@@ -98,12 +114,13 @@ class Rule:
     fix: str  # what the author does about it: one line of Markdown
     worst: Severity | None = None
 
-    def at(self, page: str, message: str, severity: Severity | None = None) -> Finding:
-        """A finding of this rule on ``page``; ``severity`` only to escalate to ``worst``."""
+    def at(self, page: str, message: str, zh: str, *, severity: Severity | None = None) -> Finding:
+        """A finding of this rule on ``page``, said in English and Chinese; ``severity`` only to escalate
+        to ``worst``."""
         chosen = severity or self.severity
         if chosen not in (self.severity, self.worst):
             raise ValueError(f"rule {self.id} is declared {self.severity}, not {chosen}")
-        return Finding(page, self.id, chosen, message)
+        return Finding(page, self.id, chosen, message, zh)
 
     @property
     def severities(self) -> str:

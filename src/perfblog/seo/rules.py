@@ -172,6 +172,11 @@ _PAGE, _INDEXABLE, _POSTS, _SITE = Scope.EVERY_PAGE, Scope.INDEXABLE, Scope.POST
 _WORDS = f"(posts of at least {DENSITY_MIN_WORDS} words)"
 
 # The registry, in the order of the panel's topics. Site-wide rules are checked in audit.py.
+PLACEHOLDER_UNFILLED = _rule(
+    "placeholder-unfilled", ERROR, _INDEXABLE, Topic.PLACEHOLDER,
+    "the title, description, keywords, a heading or the text still hold a placeholder `blog new` wrote ("
+    + ", ".join(PLACEHOLDERS.values()) + ")",
+    "write what the placeholder stands for: front matter, headings and the opening paragraph")
 TITLE_MISSING = _rule(
     "title-missing", ERROR, _PAGE, Topic.TITLE, "no `<title>`, or it is empty",
     "give the page a title (front matter `title`, else its first heading)")
@@ -377,11 +382,6 @@ RENDER_BLOCKING_THIRD_PARTY = _rule(
     "the head loads a stylesheet, or a script without `async`/`defer`, from another host: the page "
     "waits for it, and hosts such as fonts.googleapis.com stall or fail in mainland China",
     "serve it from the site (self-host the font or script), load it async, or drop it (`theme.font: false`)")
-PLACEHOLDER_UNFILLED = _rule(
-    "placeholder-unfilled", ERROR, _INDEXABLE, Topic.OTHER,
-    "the title, description, keywords, a heading or the text still hold a placeholder `blog new` wrote ("
-    + ", ".join(PLACEHOLDERS.values()) + ")",
-    "write what the placeholder stands for: front matter, headings and the opening paragraph")
 ROBOTS_BLOCKS_CRAWLER = _rule(
     "robots-blocks-crawler", ERROR, _INDEXABLE, Topic.OTHER,
     "`robots.txt` disallows the page for " + ", ".join(f"`{c}`" for c in CRAWLERS)
@@ -405,9 +405,13 @@ SITEMAP_INVALID = _rule(
 @RULES.check(TITLE_MISSING, TITLE_TOO_LONG)
 def check_title(p: PageFacts) -> Iterator[Finding]:
     if not p.title:
-        yield TITLE_MISSING.at(p.page, "no <title>, or it is empty")
+        yield TITLE_MISSING.at(p.page, "no <title>, or it is empty", "没有 <title>，或它是空的")
     elif (w := text.display_width(p.title)) > TITLE_MAX_WIDTH:
-        yield TITLE_TOO_LONG.at(p.page, f"title is {w} units wide (> {TITLE_MAX_WIDTH}); engines cut it")
+        yield TITLE_TOO_LONG.at(p.page, f"title is {w} units wide (> {TITLE_MAX_WIDTH}); engines cut it",
+                                f"标题宽 {w} 个单位（超过 {TITLE_MAX_WIDTH}），搜索结果会截断它")
+
+
+_ZH_FIELDS = {"the title": "标题", "the description": "描述", "the keywords": "关键词", "a heading": "小标题"}
 
 
 @RULES.check(PLACEHOLDER_UNFILLED)
@@ -419,35 +423,42 @@ def check_placeholders(p: PageFacts) -> Iterator[Finding]:
     for placeholder in PLACEHOLDERS.values():
         for name, values in fields.items():
             if any(placeholder in value for value in values):
-                yield PLACEHOLDER_UNFILLED.at(p.page, f"placeholder {placeholder!r} left in {name}")
+                yield PLACEHOLDER_UNFILLED.at(p.page, f"placeholder {placeholder!r} left in {name}",
+                                              f"{_ZH_FIELDS[name]}里还留着占位文字「{placeholder}」")
         text = p.body
         for label in headings:  # the headings are part of the body's text
             text = text.replace(label, " ", 1)
         if (at := text.find(placeholder)) >= 0:
-            yield PLACEHOLDER_UNFILLED.at(p.page, f"placeholder {placeholder!r} left in the text: "
-                                                  f"{text[at:at + 40].strip()!r}")
+            excerpt = text[at:at + 40].strip()
+            yield PLACEHOLDER_UNFILLED.at(
+                p.page, f"placeholder {placeholder!r} left in the text: {excerpt!r}",
+                                          f"正文里还留着占位文字「{placeholder}」：「{excerpt}」")
 
 
 @RULES.check(DESCRIPTION_MISSING, DESCRIPTION_TOO_SHORT, DESCRIPTION_TOO_LONG)
 def check_description(p: PageFacts) -> Iterator[Finding]:
     if not p.description:
-        yield DESCRIPTION_MISSING.at(p.page, 'no <meta name="description">, or it is empty')
+        yield DESCRIPTION_MISSING.at(p.page, 'no <meta name="description">, or it is empty',
+                                     "没有描述（meta description），或它是空的")
         return
     width = text.display_width(p.description)
     if width < DESCRIPTION_MIN_WIDTH:
-        yield DESCRIPTION_TOO_SHORT.at(p.page, f"description is {width} units (< {DESCRIPTION_MIN_WIDTH})")
+        yield DESCRIPTION_TOO_SHORT.at(p.page, f"description is {width} units (< {DESCRIPTION_MIN_WIDTH})",
+                                       f"描述只有 {width} 个单位（少于 {DESCRIPTION_MIN_WIDTH}）")
     elif width > DESCRIPTION_MAX_WIDTH:
-        yield DESCRIPTION_TOO_LONG.at(p.page, f"description is {width} units (> {DESCRIPTION_MAX_WIDTH})")
+        yield DESCRIPTION_TOO_LONG.at(p.page, f"description is {width} units (> {DESCRIPTION_MAX_WIDTH})",
+                                      f"描述有 {width} 个单位（超过 {DESCRIPTION_MAX_WIDTH}）")
 
 
 @RULES.check(CANONICAL_MISSING, CANONICAL_NOT_ABSOLUTE)
 def check_canonical(p: PageFacts) -> Iterator[Finding]:
     if p.canonical is None:
-        yield CANONICAL_MISSING.at(p.page, 'no <link rel="canonical">')
+        yield CANONICAL_MISSING.at(p.page, 'no <link rel="canonical">', "没有规范链接（canonical）")
         return
     parts = urlsplit(p.canonical)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        yield CANONICAL_NOT_ABSOLUTE.at(p.page, f"canonical {p.canonical!r} is not an absolute http(s) URL")
+        yield CANONICAL_NOT_ABSOLUTE.at(p.page, f"canonical {p.canonical!r} is not an absolute http(s) URL",
+                                        f"规范链接 {p.canonical!r} 不是完整的 http(s) 地址")
 
 
 @RULES.check(PAGE_THIN, TITLE_H1_MISMATCH, HEADING_SKIP, DOM_TOO_LARGE)
@@ -455,14 +466,19 @@ def check_structure(p: PageFacts) -> Iterator[Finding]:
     """What an indexable page's outline says: enough text, a title the H1 agrees with, no skipped
     heading level, a DOM a browser renders quickly."""
     if not p.is_post and (chars := prose_chars(p)) < PAGE_MIN_CHARS:
-        yield PAGE_THIN.at(p.page, f"{chars} characters of text outside headings (< {PAGE_MIN_CHARS})")
+        yield PAGE_THIN.at(p.page, f"{chars} characters of text outside headings (< {PAGE_MIN_CHARS})",
+                           f"标题之外只有 {chars} 个字符（少于 {PAGE_MIN_CHARS}）")
     if p.title and len(p.h1) == 1 and not _agrees(p.title, p.h1[0]):
-        yield TITLE_H1_MISMATCH.at(p.page, f"title {p.title!r} and H1 {p.h1[0]!r} disagree")
+        yield TITLE_H1_MISMATCH.at(p.page, f"title {p.title!r} and H1 {p.h1[0]!r} disagree",
+                                   f"标题「{p.title}」与 H1「{p.h1[0]}」说的不是一回事")
     for (above, upper), (level, label) in itertools.pairwise(p.headings):
         if level > above + 1:
-            yield HEADING_SKIP.at(p.page, f"<h{level}> {label[:40]!r} follows <h{above}> {upper[:40]!r}")
+            yield HEADING_SKIP.at(p.page, f"<h{level}> {label[:40]!r} follows <h{above}> {upper[:40]!r}",
+                                  f"<h{level}>「{label[:40]}」跳过了一级，"
+                                  f"紧跟在 <h{above}>「{upper[:40]}」之后")
     if p.elements > DOM_MAX_ELEMENTS:
-        yield DOM_TOO_LARGE.at(p.page, f"{p.elements} elements (> {DOM_MAX_ELEMENTS})")
+        yield DOM_TOO_LARGE.at(p.page, f"{p.elements} elements (> {DOM_MAX_ELEMENTS})",
+                               f"页面有 {p.elements} 个元素（超过 {DOM_MAX_ELEMENTS}）")
 
 
 def prose_chars(p: PageFacts) -> int:
@@ -489,24 +505,28 @@ def _content_words(value: str) -> set[str]:
 @RULES.check(LANG_MISSING)
 def check_lang(p: PageFacts) -> Iterator[Finding]:
     if not p.lang:
-        yield LANG_MISSING.at(p.page, "<html> has no lang attribute (use zh-CN for Chinese pages)")
+        yield LANG_MISSING.at(p.page, "<html> has no lang attribute (use zh-CN for Chinese pages)",
+                              "<html> 没有 lang 属性（中文页面用 zh-CN）")
 
 
 @RULES.check(H1_MISSING, H1_MULTIPLE)
 def check_headings(p: PageFacts) -> Iterator[Finding]:
     if not p.h1:
-        yield H1_MISSING.at(p.page, "no <h1>")
+        yield H1_MISSING.at(p.page, "no <h1>", "没有 <h1>")
     elif len(p.h1) > 1:
-        yield H1_MULTIPLE.at(p.page, f"{len(p.h1)} <h1> elements; use one")
+        yield H1_MULTIPLE.at(
+            p.page, f"{len(p.h1)} <h1> elements; use one", f"有 {len(p.h1)} 个 <h1>，只留一个")
 
 
 @RULES.check(IMAGE_ALT_MISSING, IMAGE_SIZE_MISSING)
 def check_images(p: PageFacts) -> Iterator[Finding]:
     for src, alt in p.images:
         if alt is None:
-            yield IMAGE_ALT_MISSING.at(p.page, f"<img src={src!r}> has no alt attribute")
+            yield IMAGE_ALT_MISSING.at(p.page, f"<img src={src!r}> has no alt attribute",
+                                       f"图片 {src!r} 没有 alt 文字")
     for src in p.unsized_images:
-        yield IMAGE_SIZE_MISSING.at(p.page, f"<img src={src!r}> has no width and height")
+        yield IMAGE_SIZE_MISSING.at(p.page, f"<img src={src!r}> has no width and height",
+                                    f"图片 {src!r} 没有宽和高")
 
 
 @RULES.check(LINK_EMPTY_HREF, LINK_TEXT_GENERIC)
@@ -514,17 +534,20 @@ def check_anchors(p: PageFacts) -> Iterator[Finding]:
     for href, label in p.anchors:
         target = (href or "").strip()
         if not target or target.lower().startswith(("javascript:", "file:")):
-            message = f"link {label[:40]!r} has href {href!r}, which crawlers cannot follow"
-            yield LINK_EMPTY_HREF.at(p.page, message)
+            yield LINK_EMPTY_HREF.at(
+                p.page, f"link {label[:40]!r} has href {href!r}, which crawlers cannot follow",
+                                     f"链接「{label[:40]}」的地址是 {href!r}，爬虫无法跟随")
         elif text.normalize(label).strip(" .:：。!！>»→") in GENERIC_LINK_TEXT:
-            yield LINK_TEXT_GENERIC.at(p.page, f"link text {label!r} says nothing about {target[:60]!r}")
+            yield LINK_TEXT_GENERIC.at(p.page, f"link text {label!r} says nothing about {target[:60]!r}",
+                                       f"链接文字「{label}」没有说出 {target[:60]!r} 是什么")
 
 
 @RULES.check(OG_MISSING)
 def check_open_graph(p: PageFacts) -> Iterator[Finding]:
     missing = [k for k in ("og:title", "og:description", "og:type", "og:url") if not p.og.get(k)]
     if missing:
-        yield OG_MISSING.at(p.page, f"missing Open Graph tags: {', '.join(missing)}")
+        yield OG_MISSING.at(p.page, f"missing Open Graph tags: {', '.join(missing)}",
+                            f"缺少 Open Graph 标签：{'、'.join(missing)}")
 
 
 @RULES.check(JSONLD_INVALID, JSONLD_RECOMMENDED_MISSING)
@@ -533,21 +556,23 @@ def check_jsonld(p: PageFacts) -> Iterator[Finding]:
         try:
             data = json.loads(block)
         except ValueError as exc:
-            yield JSONLD_INVALID.at(p.page, f"JSON-LD does not parse: {exc}")
+            yield JSONLD_INVALID.at(p.page, f"JSON-LD does not parse: {exc}", f"JSON-LD 无法解析：{exc}")
             continue
         items = data if isinstance(data, list) else [data]
         for item in items:
             if not isinstance(item, dict) or "@type" not in item:
-                yield JSONLD_INVALID.at(p.page, "JSON-LD item has no @type")
+                yield JSONLD_INVALID.at(p.page, "JSON-LD item has no @type", "JSON-LD 的一项没有 @type")
                 continue
             if not isinstance(data, list) and "@context" not in item:
-                yield JSONLD_INVALID.at(p.page, "JSON-LD has no @context")
+                yield JSONLD_INVALID.at(p.page, "JSON-LD has no @context", "JSON-LD 没有 @context")
             kind = str(item["@type"])
             required, recommended = GOOGLE_PROPERTIES.get(kind, ((), ()))
             if missing := [path for path in required if not _has(item, path)]:
-                yield JSONLD_INVALID.at(p.page, f"{kind} lacks {', '.join(missing)}")
+                yield JSONLD_INVALID.at(p.page, f"{kind} lacks {', '.join(missing)}",
+                                        f"{kind} 缺少 {'、'.join(missing)}")
             if missing := [path for path in recommended if not _has(item, path)]:
-                yield JSONLD_RECOMMENDED_MISSING.at(p.page, f"{kind} lacks {', '.join(missing)}")
+                yield JSONLD_RECOMMENDED_MISSING.at(p.page, f"{kind} lacks {', '.join(missing)}",
+                                                    f"{kind} 缺少建议的 {'、'.join(missing)}")
 
 
 def _has(item: object, path: str) -> bool:
@@ -571,16 +596,20 @@ def check_hreflang(p: PageFacts) -> Iterator[Finding]:
     for tag, href in p.hreflang:
         parts = urlsplit(href)
         if not HREFLANG.match(tag):
-            yield HREFLANG_INVALID.at(p.page, f"hreflang={tag!r} is not a language tag (zh-CN, en)")
+            yield HREFLANG_INVALID.at(p.page, f"hreflang={tag!r} is not a language tag (zh-CN, en)",
+                                      f"hreflang={tag!r} 不是语言标签（zh-CN、en）")
         if parts.scheme not in ("http", "https") or not parts.netloc:
-            yield HREFLANG_INVALID.at(p.page, f"hreflang={tag!r} names {href!r}, not an absolute URL")
+            yield HREFLANG_INVALID.at(p.page, f"hreflang={tag!r} names {href!r}, not an absolute URL",
+                                      f"hreflang={tag!r} 指向 {href!r}，不是完整地址")
         urls.setdefault(tag.lower(), set()).add(href)
     for tag, hrefs in sorted(urls.items()):
         if len(hrefs) > 1:
             named = ", ".join(sorted(hrefs))
-            yield HREFLANG_INVALID.at(p.page, f"hreflang={tag!r} names {len(hrefs)} URLs: {named}")
+            yield HREFLANG_INVALID.at(p.page, f"hreflang={tag!r} names {len(hrefs)} URLs: {named}",
+                                      f"hreflang={tag!r} 指向 {len(hrefs)} 个地址：{named}")
     if p.canonical and p.canonical not in {href for _, href in p.hreflang}:
-        yield HREFLANG_MISSING.at(p.page, f"its hreflang links do not list the page itself ({p.canonical})")
+        yield HREFLANG_MISSING.at(p.page, f"its hreflang links do not list the page itself ({p.canonical})",
+                                  f"hreflang 链接没有列出页面自己（{p.canonical}）")
 
 
 @RULES.check(LANG_MISMATCH)
@@ -593,10 +622,12 @@ def check_lang_matches_text(p: PageFacts) -> Iterator[Finding]:
     share = text.han_share(p.body)
     if primary == "zh" and share < NOT_CHINESE_BELOW:
         yield LANG_MISMATCH.at(p.page, f'<html lang="{p.lang}"> but the text is not Chinese '
-                                       f"({share:.0%} ideographs among ideographs and words)")
+                                       f"({share:.0%} ideographs among ideographs and words)",
+                               f'<html lang="{p.lang}">，但正文不是中文（汉字只占 {share:.0%}）')
     elif primary not in ("zh", "ja", "ko") and share > CHINESE_ABOVE:
         yield LANG_MISMATCH.at(p.page, f'<html lang="{p.lang}"> but the text is Chinese '
-                                       f"({share:.0%} ideographs among ideographs and words)")
+                                       f"({share:.0%} ideographs among ideographs and words)",
+                               f'<html lang="{p.lang}">，但正文是中文（汉字占 {share:.0%}）')
 
 
 @RULES.check(RENDER_BLOCKING_THIRD_PARTY)
@@ -606,14 +637,16 @@ def check_render_blocking(p: PageFacts) -> Iterator[Finding]:
     for url in p.blocking:
         host = urlsplit(url).netloc.lower()
         if host and host != site:
-            yield RENDER_BLOCKING_THIRD_PARTY.at(p.page, f"the head waits for {url} from {host}")
+            yield RENDER_BLOCKING_THIRD_PARTY.at(p.page, f"the head waits for {url} from {host}",
+                                                 f"页面要等 {host} 上的 {url} 才能显示")
 
 
 @RULES.check(ROBOTS_BLOCKS_CRAWLER)
 def check_bot_meta(p: PageFacts) -> Iterator[Finding]:
     for bot, content in sorted(p.bot_robots.items()):
         if _BLOCKING.search(content):
-            yield ROBOTS_BLOCKS_CRAWLER.at(p.page, f'<meta name="{bot}" content="{content}"> keeps it out')
+            tag = f'<meta name="{bot}" content="{content}">'
+            yield ROBOTS_BLOCKS_CRAWLER.at(p.page, f"{tag} keeps it out", f"{tag} 不让它被收录")
 
 
 @RULES.check(KEYWORDS_META_STUFFED, KEYWORD_DENSITY_LOW, KEYWORD_DENSITY_HIGH, KEYWORD_STUFFING,
@@ -626,47 +659,57 @@ def check_keywords(p: PageFacts) -> Iterator[Finding]:
         return
     terms = [text.normalize(k) for k in p.keywords or []]
     if len(terms) > KEYWORDS_MAX:
-        yield KEYWORDS_META_STUFFED.at(p.page, f"{len(terms)} meta keywords (> {KEYWORDS_MAX})")
+        yield KEYWORDS_META_STUFFED.at(p.page, f"{len(terms)} meta keywords (> {KEYWORDS_MAX})",
+                                       f"有 {len(terms)} 个关键词（超过 {KEYWORDS_MAX}）")
     if len(set(terms)) < len(terms):
-        yield KEYWORDS_META_STUFFED.at(p.page, "meta keywords repeat a term")
+        yield KEYWORDS_META_STUFFED.at(p.page, "meta keywords repeat a term", "关键词里有重复")
     absent = [
         k for k in p.keywords or [] if not text.count_occurrences(p.body_normalized, k, normalized=True)
     ]
     if absent:
-        yield KEYWORDS_META_STUFFED.at(p.page, f"meta keywords not in the text: {', '.join(absent)}")
+        yield KEYWORDS_META_STUFFED.at(p.page, f"meta keywords not in the text: {', '.join(absent)}",
+                                       f"正文里没有这些关键词：{'、'.join(absent)}")
     hits = len(p.keyphrase_hits)
     if p.words >= DENSITY_MIN_WORDS:
         density = 100.0 * hits / p.words
         detail = f"{phrase!r} {hits}× in {p.words} words = {density:.2f}%"
+        zh = f"「{phrase}」在 {p.words} 词中出现 {hits} 次 = {density:.2f}%"
         if density < DENSITY_LOW:
-            yield KEYWORD_DENSITY_LOW.at(p.page, f"{detail} (< {DENSITY_LOW}%)")
+            yield KEYWORD_DENSITY_LOW.at(
+                p.page, f"{detail} (< {DENSITY_LOW}%)", f"{zh}（低于 {DENSITY_LOW}%）")
         elif density > DENSITY_HIGH:
-            yield KEYWORD_DENSITY_HIGH.at(p.page, f"{detail} (> {DENSITY_HIGH}%)")
+            yield KEYWORD_DENSITY_HIGH.at(
+                p.page, f"{detail} (> {DENSITY_HIGH}%)", f"{zh}（高于 {DENSITY_HIGH}%）")
     if (evidence := stuffing(p)) is not None:
-        yield KEYWORD_STUFFING.at(p.page, evidence)
+        yield KEYWORD_STUFFING.at(p.page, *evidence)
     if not p.mentions(p.title):
-        yield KEYWORD_MISSING_TITLE.at(p.page, f"{phrase!r} is not in the title")
+        yield KEYWORD_MISSING_TITLE.at(p.page, f"{phrase!r} is not in the title", f"标题里没有「{phrase}」")
     if not p.mentions(p.description):
-        yield KEYWORD_MISSING_DESCRIPTION.at(p.page, f"{phrase!r} is not in the description")
+        yield KEYWORD_MISSING_DESCRIPTION.at(p.page, f"{phrase!r} is not in the description",
+                                             f"描述里没有「{phrase}」")
     if not p.mentions(p.intro):
-        yield KEYWORD_MISSING_INTRO.at(p.page, f"{phrase!r} is not in the opening paragraphs")
+        yield KEYWORD_MISSING_INTRO.at(p.page, f"{phrase!r} is not in the opening paragraphs",
+                                       f"开头几段里没有「{phrase}」")
     if not any(p.mentions(h) for h in p.h2):
-        yield KEYWORD_MISSING_H2.at(p.page, f"{phrase!r} is in no <h2>")
+        yield KEYWORD_MISSING_H2.at(p.page, f"{phrase!r} is in no <h2>", f"没有一个 <h2> 含「{phrase}」")
     title = p.og.get("og:title") or p.title or ""
     spelt = slugify(phrase, max_length=None)
     if _slug_follows(p.slug, title) and not _in_slug(spelt, p.slug):
-        message = f"{phrase!r} (as a slug: {spelt!r}) is not in the slug {p.slug!r}"
-        yield KEYWORD_MISSING_SLUG.at(p.page, message)
+        yield KEYWORD_MISSING_SLUG.at(
+            p.page, f"{phrase!r} (as a slug: {spelt!r}) is not in the slug {p.slug!r}",
+                                      f"slug {p.slug!r} 里没有「{phrase}」（写成 slug 是 {spelt!r}）")
     if p.images and not any(p.mentions(alt) for _, alt in p.images):
-        yield KEYWORD_MISSING_ALT.at(p.page, f"{phrase!r} is in no image's alt text")
+        yield KEYWORD_MISSING_ALT.at(p.page, f"{phrase!r} is in no image's alt text",
+                                     f"没有一张图片的 alt 文字含「{phrase}」")
 
 
 _CLAUSE_END = re.compile(r"[。．！？；，、!?;,]|\.(?:\s|$)")
 
 
-def stuffing(p: PageFacts) -> str | None:
-    """The clear evidence of keyword stuffing in a post, or None: one clause holding the keyphrase
-    repeated `STUFFING_REPEATS` times, or `STUFFING_BURST` keyphrases within `STUFFING_WINDOW` words."""
+def stuffing(p: PageFacts) -> tuple[str, str] | None:
+    """The clear evidence of keyword stuffing in a post (in English and Chinese), or None: one clause
+    holding the keyphrase repeated `STUFFING_REPEATS` times, or `STUFFING_BURST` keyphrases within
+    `STUFFING_WINDOW` words."""
     hits = p.keyphrase_hits
     if p.tokens is None or not p.keyphrase or len(hits) < min(STUFFING_REPEATS, STUFFING_BURST):
         return None
@@ -674,14 +717,18 @@ def stuffing(p: PageFacts) -> str | None:
     for first, last in zip(words, words[STUFFING_BURST - 1 :], strict=False):
         if last - first < STUFFING_WINDOW:
             return (f"{p.keyphrase!r} {STUFFING_BURST}× within {last - first + 1} words "
-                    f"(from word {first + 1}; honest prose stays under half that)")
+                    f"(from word {first + 1}; honest prose stays under half that)",
+                    f"「{p.keyphrase}」在 {last - first + 1} 词内出现 {STUFFING_BURST} 次"
+                    f"（从第 {first + 1} 词起；"
+                    f"正常行文不到一半）")
     needle = text.normalize(p.keyphrase).replace(" ", "")
     clauses = Counter(
         clause for part in _CLAUSE_END.split(p.body)
         if needle in (clause := text.normalize(part).replace(" ", ""))
     )
     if clauses and (top := clauses.most_common(1)[0])[1] >= STUFFING_REPEATS:
-        return f"the clause {top[0][:40]!r} with {p.keyphrase!r} is repeated {top[1]}×"
+        return (f"the clause {top[0][:40]!r} with {p.keyphrase!r} is repeated {top[1]}×",
+                f"含「{p.keyphrase}」的分句「{top[0][:40]}」重复了 {top[1]} 次")
     return None
 
 
@@ -727,19 +774,23 @@ def check_links(p: PageFacts) -> Iterator[Finding]:
             if target != urlsplit(here).path.removesuffix("index.html"):
                 internal.add(target)
     if not internal:
-        yield INTERNAL_LINKS_NONE.at(p.page, "the article links to no other page of the site")
+        yield INTERNAL_LINKS_NONE.at(p.page, "the article links to no other page of the site",
+                                     "正文没有链接到本站的其他页面")
     elif len(internal) < INTERNAL_LINKS_MIN:
         yield INTERNAL_LINKS_FEW.at(
-            p.page, f"the article links to {len(internal)} other page(s) of the site (< {INTERNAL_LINKS_MIN})"
-        )
+            p.page,
+            f"the article links to {len(internal)} other page(s) of the site (< {INTERNAL_LINKS_MIN})",
+            f"正文只链接到本站 {len(internal)} 个其他页面（少于 {INTERNAL_LINKS_MIN}）")
     if not outbound:
-        yield OUTBOUND_LINKS_NONE.at(p.page, "the article cites no page on another site")
+        yield OUTBOUND_LINKS_NONE.at(
+            p.page, "the article cites no page on another site", "正文没有引用其他网站的页面")
 
 
 @RULES.check(CONTENT_TOO_THIN)
 def check_length(p: PageFacts) -> Iterator[Finding]:
     if p.words < CONTENT_MIN_WORDS:
-        yield CONTENT_TOO_THIN.at(p.page, f"{p.words} words outside code (< {CONTENT_MIN_WORDS})")
+        yield CONTENT_TOO_THIN.at(p.page, f"{p.words} words outside code (< {CONTENT_MIN_WORDS})",
+                                  f"代码之外只有 {p.words} 词（少于 {CONTENT_MIN_WORDS}）")
 
 
 def page_findings(p: PageFacts) -> Iterator[Finding]:

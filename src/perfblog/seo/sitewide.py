@@ -110,8 +110,9 @@ class SiteIndex:
         for loc in sitemap_urls:
             inside, rel = self._resolve(loc, root)
             if inside and rel is None:
-                message = f"<loc>{loc}</loc> is no page of the built site"
-                yield rules.SITEMAP_URL_NOT_BUILT.at("sitemap.xml", message)
+                yield rules.SITEMAP_URL_NOT_BUILT.at(
+                    "sitemap.xml", f"<loc>{loc}</loc> is no page of the built site",
+                                                     f"<loc>{loc}</loc> 不是构建出的页面")
         yield from self._near_duplicates()
 
     def _root(self, sitemap_url: str | None) -> str:
@@ -161,30 +162,34 @@ class SiteIndex:
             if not inside:
                 continue
             if rel is None:
-                message = f"links to {href!r}, which is no file of the built site"
-                yield rules.LINK_BROKEN.at(page.rel, message)
+                yield rules.LINK_BROKEN.at(page.rel, f"links to {href!r}, which is no file of the built site",
+                                           f"链接 {href!r} 指向的文件不在构建出的站点里")
                 continue
             fragment = unquote(urlsplit(target).fragment)
             ids = self._ids.get(rel)
             if fragment and fragment != "top" and ids is not None and fragment not in ids:
-                message = f"links to {href!r}: {rel} has no id {fragment!r}"
-                yield rules.LINK_FRAGMENT_MISSING.at(page.rel, message)
+                yield rules.LINK_FRAGMENT_MISSING.at(
+                    page.rel, f"links to {href!r}: {rel} has no id {fragment!r}",
+                                                     f"链接 {href!r}：{rel} 里没有 id {fragment!r}")
 
     def _canonical(self, page: _Page, root: str) -> Iterator[Finding]:
         if not page.canonical:
             return
         inside, rel = self._resolve(page.canonical, root)
         if inside and rel is None:
-            message = f"canonical {page.canonical} is no page of the built site"
-            yield rules.CANONICAL_NOT_BUILT.at(page.rel, message)
+            yield rules.CANONICAL_NOT_BUILT.at(
+                page.rel, f"canonical {page.canonical} is no page of the built site",
+                                               f"规范链接 {page.canonical} 不是构建出的页面")
 
     def _weight(self, page: _Page, url: str, root: str) -> Iterator[Finding]:
         loaded = {rel for href in page.resources if (rel := self._resolve(urljoin(url, href), root)[1])}
         total = page.size + sum(self._size(rel) or 0 for rel in loaded)
         if total > rules.PAGE_MAX_BYTES:
             budget = rules.PAGE_MAX_BYTES / 1e6
-            message = f"{total / 1e6:.2f} MB with the {len(loaded)} local files it loads (> {budget:g} MB)"
-            yield rules.PAGE_TOO_HEAVY.at(page.rel, message)
+            yield rules.PAGE_TOO_HEAVY.at(
+                page.rel,
+                f"{total / 1e6:.2f} MB with the {len(loaded)} local files it loads (> {budget:g} MB)",
+                f"连同它加载的 {len(loaded)} 个本地文件共 {total / 1e6:.2f} MB（超过 {budget:g} MB）")
 
     def _near_duplicates(self) -> Iterator[Finding]:
         sketched = [page for page in self._pages if page.sketch is not None and page.sketch.size]
@@ -205,8 +210,11 @@ class SiteIndex:
         for number, others in sorted(twins.items()):
             page = sketched[number]
             listed = ", ".join(f"{sketched[o].rel} ({score:.2f})" for o, score in sorted(others))
-            advice = " (a date archive: let it say noindex, follow)" if _is_archive(page.rel) else ""
-            yield rules.CONTENT_NEAR_DUPLICATE.at(page.rel, f"its text is that of {listed}{advice}")
+            archive = _is_archive(page.rel)
+            advice = " (a date archive: let it say noindex, follow)" if archive else ""
+            zh_advice = "（这是日期归档页：让它声明 noindex, follow）" if archive else ""
+            yield rules.CONTENT_NEAR_DUPLICATE.at(page.rel, f"its text is that of {listed}{advice}",
+                                                  f"正文与 {listed} 几乎相同{zh_advice}")
 
 
 def _is_archive(rel: str) -> bool:
