@@ -238,3 +238,16 @@ def test_indexnow_keeps_its_key_where_the_seo_plugin_says(
     assert main(["submit", "indexnow", "-f", str(repo / "mkdocs.yml")]) == 2  # not built with the key yet
     assert f"made a new key in {repo / 'keys' / 'indexnow.key'}" in capsys.readouterr().out
     assert not (repo / "indexnow.key").exists()
+
+
+def test_submitting_for_an_example_domain_warns_that_site_url_is_not_yet_the_sites(
+    engines: FakeEngines, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    example = write_repo(tmp_path / "example", pages(1))  # site_url: https://blog.example.com/
+    blog_submit(example, "baidu", "--endpoint", f"{engines.url}/urls")
+    assert ("blog submit: warning: https://blog.example.com/ is an example domain, not a real site: set "
+            "site_url in mkdocs.yml") in capsys.readouterr().err
+    own = "https://perf.notes.cn/"
+    real = write_repo(tmp_path / "real", pages(1, site=own), site_url=own)
+    blog_submit(real, "baidu", "--endpoint", f"{engines.url}/urls")
+    assert "example domain" not in capsys.readouterr().err

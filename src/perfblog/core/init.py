@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, distribution, entry_points
@@ -23,8 +22,6 @@ from perfblog.core.errors import InitError
 from perfblog.core.fsio import atomic_write
 
 INIT_GROUP = "perfblog.init"
-#: Hosts that stand for "no domain yet": `blog init`'s default and RFC 2606's reserved names.
-EXAMPLE_HOSTS = re.compile(r"(^|\.)(example\.(com|net|org)|example|invalid|test|localhost)$")
 DEFAULT_URL = "https://blog.example.com/"
 WORKFLOW = ".github/workflows/deploy.yml"
 
@@ -44,12 +41,6 @@ class NewSite:
 
 #: A layer's part of a new blog: (the blog's layout, the choices) -> the files it wrote.
 Contribution = Callable[[project.Layout, NewSite], list[Path]]
-
-
-def is_example_url(url: str | None) -> bool:
-    """Whether ``site_url`` still names no real domain (blog.example.com, *.test, localhost…)."""
-    host = (urlsplit(url or "").hostname or "").lower()
-    return not host or bool(EXAMPLE_HOSTS.search(host))
 
 
 def create(folder: Path, site: NewSite) -> list[Path]:
@@ -127,7 +118,7 @@ def _run(args: argparse.Namespace) -> int:
         print(f"created {path}")
     print(f"next: cd {args.folder}; `mkdocs serve` to preview the draft; fill in its placeholders "
           f"({conventions.PLACEHOLDERS[site.words]}) and remove `draft: true`; `make site` builds it")
-    if is_example_url(site.url):
+    if project.is_example_url(site.url):
         print(f"site_url is {site.url}: set your own domain in mkdocs.yml before you deploy")
     return 0
 

@@ -16,6 +16,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from perfblog.core import conventions
 from perfblog.core.errors import ProjectError
@@ -159,6 +160,16 @@ def normalise_url(url: str | None) -> str | None:
     if not url:
         return None
     return url.rstrip("/") + "/"
+
+
+#: Hosts that stand for "no domain yet": `blog init`'s default and RFC 2606's reserved names.
+EXAMPLE_HOSTS = re.compile(r"(^|\.)(example\.(com|net|org)|example|invalid|test|localhost)$")
+
+
+def is_example_url(url: str | None) -> bool:
+    """Whether ``site_url`` still names no real domain (blog.example.com, *.test, localhost…)."""
+    host = (urlsplit(url or "").hostname or "").lower()
+    return not host or bool(EXAMPLE_HOSTS.search(host))
 
 
 def site_language(config: Any) -> str:

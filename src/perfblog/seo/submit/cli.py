@@ -15,7 +15,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from perfblog.core.cli import add_project_option, load_project
-from perfblog.core.project import normalise_url
+from perfblog.core.project import is_example_url, normalise_url
 from perfblog.seo.errors import EngineUnavailableError, SubmitError
 from perfblog.seo.submit import baidu, google, indexnow
 from perfblog.seo.submit.base import Backoff, Context, Engine, make_plan, run_submission
@@ -97,6 +97,9 @@ def submit(
     if urlsplit(site).scheme not in ("http", "https") or not urlsplit(site).hostname:
         raise SubmitError(f"--site {site!r}: give an absolute http(s) URL such as https://blog.example.com/")
     site = normalise_url(site)
+    if is_example_url(site):  # the sitemap's URLs would name a domain that is not the site's
+        print(f"blog submit: warning: {site} is an example domain, not a real site: set site_url in "
+              f"{project.config_file.name} (or pass --site) to the deployed address first", file=sys.stderr)
     site_dir = project.layout.site_dir
     sitemap = args.sitemap or site_dir / "sitemap.xml"
     root = site_dir if sitemap.resolve().is_relative_to(site_dir) else sitemap.parent
