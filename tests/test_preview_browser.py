@@ -115,6 +115,8 @@ def test_served_draft_shows_banner_seo_panel_and_timing_with_provenance(page) ->
     expect(panel).to_be_visible()
     expect(panel).to_contain_text("SEO 检查")
     expect(panel.locator("tr[data-topic='density']")).to_be_visible()
+    # the search preview at the site's own address, not the local server's
+    expect(panel.locator(".blog-seo-serp-url")).to_have_text(f"https://preview.example.com/{DRAFT_URL}")
     expect(panel.locator("tr[data-topic='title'] .blog-seo-state")).to_have_attribute("data-state", "good")
     assert panel.get_attribute("data-state") in ("good", "info", "warning", "error")
     timing = page.locator("article span.snippet-value").nth(1)

@@ -126,6 +126,23 @@ def _collect(logger_name: str) -> Iterator[list[str]]:
         logger.removeHandler(handler)
 
 
+def configured_site_url(config_file: Path) -> str | None:
+    """``site_url`` as mkdocs.yml sets it (``!ENV`` and ``INHERIT`` resolved), normalised.
+
+    `mkdocs serve` replaces the loaded config's site_url with the local server's address; the SEO
+    panel previews pages at the site's own. Only the YAML is read again: loading the config again would
+    also reload the plugins, which MkDocs caches, and reset the running ones' options.
+    """
+    from mkdocs.utils.yaml import yaml_load
+
+    try:
+        with open(config_file, "rb") as handle:
+            data = yaml_load(handle)
+    except (OSError, ValueError) as exc:
+        raise ProjectError(f"{config_file}: {exc}") from exc
+    return normalise_url(data.get("site_url")) if isinstance(data, Mapping) else None
+
+
 def layout(config: Any) -> Layout:
     """The folders of a validated MkDocs config; the snippets plugin's options say where snippets live."""
     root = Path(config.config_file_path).resolve().parent if config.config_file_path else Path.cwd()

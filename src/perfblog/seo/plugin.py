@@ -19,6 +19,7 @@ from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
 from perfblog.core import project
+from perfblog.core.errors import ProjectError
 from perfblog.core.fsio import atomic_write
 from perfblog.seo import (
     audit,
@@ -101,7 +102,12 @@ class SeoPlugin(BasePlugin[SeoConfig]):
         )
         # `serve` replaces site_url with its own address; the panel previews pages at the configured one.
         self.served_url = url
-        self.own_url = project.load(Path(config.config_file_path)).site_url if self.serving else url
+        self.own_url = url
+        if self.serving and config.config_file_path:
+            try:
+                self.own_url = project.configured_site_url(Path(config.config_file_path)) or url
+            except ProjectError as exc:
+                raise PluginError(f"seo: {exc}") from exc
         _no_remote_fonts(config)
         self.material = _material_overrides(config)
         self.cards = None
