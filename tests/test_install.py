@@ -6,6 +6,7 @@ dependencies as configured on this machine (its local wheel mirrors first)."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -98,7 +99,7 @@ def test_a_bare_material_site_builds_strict_with_both_plugins_from_the_installed
     built = subprocess.run([str(venv / "bin/mkdocs"), "build", "--strict"], cwd=site, env=env,
                            capture_output=True, text=True, timeout=300)
     assert built.returncode == 0, built.stderr
-    assert "SEO audit: 1 pages, 0 errors" in built.stderr
+    assert re.search(r"SEO audit: \d+ pages, 0 errors", built.stderr), built.stderr
     page = lxml.html.document_fromstring((site / "site/index.html").read_bytes())
     assert page.xpath("//link[@rel='canonical']/@href") == ["https://notes.example.org/"]
     assert page.xpath("//meta[@property='og:title']/@content")
