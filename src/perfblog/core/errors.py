@@ -3,7 +3,6 @@
     BlogError
     ├── ProjectError          no site here, or its mkdocs.yml cannot be loaded (names the file)
     ├── FontError             no CJK font to draw images with, or the named one draws no Chinese
-    ├── InitError             `blog init` would overwrite something, or got a bad name or URL
     ├── perfblog.generator.errors.GeneratorError   (and its subclasses)
     └── perfblog.seo.errors.SeoError               (and its subclasses)
 
@@ -23,7 +22,3 @@ class ProjectError(BlogError):
 
 class FontError(BlogError):
     """No CJK font was found to draw with, or the configured file is no font that draws Chinese."""
-
-
-class InitError(BlogError):
-    """`blog init` would overwrite something (the message names what is there), or got a bad URL or name."""

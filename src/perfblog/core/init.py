@@ -18,12 +18,19 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from perfblog.core import conventions, project
-from perfblog.core.errors import InitError
+from perfblog.core.errors import BlogError
 from perfblog.core.fsio import atomic_write
 
 INIT_GROUP = "perfblog.init"
 DEFAULT_URL = "https://blog.example.com/"
 WORKFLOW = ".github/workflows/deploy.yml"
+
+
+class InitError(BlogError):
+    """`blog init` would overwrite something (the message names what is there), or got a bad URL or name.
+
+    Declared here, not in ``core.errors``: snippets import that module through the harness, so a change
+    to it makes every stored result stale."""
 
 
 @dataclass(frozen=True)
