@@ -213,3 +213,28 @@ def test_on_a_390_px_phone_a_wide_table_scrolls_and_hides_no_column(built: tuple
     assert box is not None, "the table is in no box that scrolls sideways"
     assert box[0] <= 390 < box[1]  # narrower than the phone, holding a table wider than it
     assert page_width <= 390  # the page itself never scrolls sideways: the table's box does
+
+
+@pytest.mark.mkdocs
+@pytest.mark.kernel
+def test_the_first_draft_of_blog_init_builds_strict_once_filled_in(tmp_path: Path) -> None:
+    root = tmp_path / "first"
+    assert run(["blog", "init", str(root), "--name", "First notes", "--url", URL, "--language", "en"],
+               cwd=tmp_path).returncode == 0
+    (post,) = (root / "posts/posts").glob("*.md")
+    text = post.read_text(encoding="utf-8")
+    assert text.count("TO FILL IN") == 4 and "draft: true" in text
+    filled = (text.replace("draft: true\n", "")
+              .replace("description: TO FILL IN", "description: How a first post of a perfblog blog shows "
+                                                  "the code of a snippet and the output it printed.")
+              .replace("  - TO FILL IN", "  - first post")
+              .replace("## TO FILL IN", "## The first post and its snippet")
+              .replace("TO FILL IN: the first paragraph says what question the post answers, with its focus "
+                       "keyphrase (the first of its keywords) in it.",
+                       "This first post shows a snippet's code and what it printed when it ran."))
+    post.write_text(filled, encoding="utf-8")
+    assert run(["blog", "run", "--device", "cpu"], cwd=root).returncode == 0
+    done = run(["make", "site"], cwd=root)
+    assert done.returncode == 0, done.stderr
+    page = (root / "site" / post.stem / "index.html").read_text(encoding="utf-8")
+    assert "first · main · CPU" in page and "device: cpu" in page

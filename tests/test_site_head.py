@@ -172,3 +172,31 @@ def test_on_a_phone_text_is_legible_comments_contrast_and_links_are_underlined(s
     assert styles["small"] == []
     assert _contrast(styles["comment"], styles["back"]) >= 4.5
     assert styles["underline"] == "underline"
+
+
+TABLES = """() => [...document.querySelectorAll("article table")].map(t => {
+  let box = null;
+  for (let e = t.parentElement; e && e.tagName !== "ARTICLE"; e = e.parentElement)
+    if (["auto", "scroll"].includes(getComputedStyle(e).overflowX)) { box = e; break; }
+  const last = t.querySelector("tr").lastElementChild.getBoundingClientRect();
+  const right = box ? box.getBoundingClientRect().right + (box.scrollWidth - box.clientWidth)
+                    : innerWidth;
+  return {scrolls: box !== null && box.clientWidth <= innerWidth,
+          fits: t.getBoundingClientRect().right <= innerWidth, reachable: last.right <= right + 1,
+          width: Math.round(t.scrollWidth)};
+})"""
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("page", [ZH, EN, "ke-zhi-xing-dai-ma-pian-duan/"])
+def test_on_a_390_px_phone_every_table_fits_or_scrolls_and_hides_no_column(served: str, page: str):
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
+        tab = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True)
+        tab.goto(served + page, wait_until="load", timeout=60_000)
+        tables = tab.evaluate(TABLES)
+        overflow = tab.evaluate("document.documentElement.scrollWidth - innerWidth")
+        browser.close()
+    assert tables, "the post shows tables"
+    assert all((t["fits"] or t["scrolls"]) and t["reachable"] for t in tables), tables
+    assert overflow <= 0  # the page never scrolls sideways; a wide table's own box does
