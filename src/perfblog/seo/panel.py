@@ -148,8 +148,9 @@ def banner_html(language: str) -> str:
 
 def panel_html(panel: Panel) -> str:
     """The panel as an `<aside>` (which the audit's text extraction skips), styled inline."""
-    words = WORDS[wording(panel.language)]
-    rows = "".join(_row(topic, words) for topic in panel.topics)
+    key = wording(panel.language)
+    words = WORDS[key]
+    rows = "".join(_row(topic, key) for topic in panel.topics)
     return (
         f'{_STYLE}<aside class="blog-seo-panel" data-state="{panel.state}" data-score="{panel.score}" '
         f'aria-label="{words["check"]}"><details open><summary>{words["check"]} · {panel.score} '
@@ -159,11 +160,12 @@ def panel_html(panel: Panel) -> str:
     )
 
 
-def _row(topic: Row, words: dict[str, str]) -> str:
-    language = "zh" if words is WORDS["zh"] else "en"  # the two keys of `Finding.text`
+def _row(topic: Row, key: str) -> str:
+    """One topic's row in the words of ``key`` ("zh" or "en")."""
+    words = WORDS[key]
     items = "".join(
         f'<li data-rule="{escape(f.rule)}" data-severity="{escape(f.severity)}">'
-        f"<code>{escape(f.rule)}</code> {escape(f.text(language))}</li>"
+        f"<code>{escape(f.rule)}</code> {escape(f.text(key))}</li>"
         for f in topic.findings
     )
     details = f"<ul>{items}</ul>" if items else ""
