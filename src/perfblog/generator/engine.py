@@ -57,16 +57,25 @@ class Engine:
         return [p.stem for p in snippet.discover(self.settings.snippets_dir)]
 
     def path(self, name: str) -> Path:
-        """The file of a snippet given by stem or path; SnippetError when there is none."""
-        candidate = Path(name)
-        if candidate.suffix in SNIPPET_SUFFIXES and candidate.is_file():
-            return candidate.resolve()
+        """The file of a snippet given by stem (or, on the command line, by its path); only a snippet that
+        lies in the snippets dir, so an embed or a run never reads, runs or files anything else."""
+        root = self.settings.snippets_dir.resolve()
+        candidate = Path(str(name))
+        named_by_file = candidate.suffix in SNIPPET_SUFFIXES
+        stem = candidate.stem if named_by_file else str(name)
+        if len(candidate.parts) > 1 and named_by_file and candidate.resolve().parent != root:
+            raise SnippetError(f"{name}: not a snippet of this site (snippets live in {root})")
+        if not snippet.STEM.fullmatch(stem):
+            raise SnippetError(f"{name!r} is not a snippet name (letters, digits, '_' and '-', "
+                               f"as the file snippets/NAME.py)")
         found = snippet.discover(self.settings.snippets_dir)
-        path = next((p for p in found if p.stem == candidate.stem), None)
+        path = next((p for p in found if p.stem == stem), None)
         if path is None:
             known = ", ".join(p.stem for p in found) or "none"
             raise SnippetError(f"no snippet {name!r} in {self.settings.snippets_dir} (known: {known})")
-        return path.resolve()
+        if not path.resolve().is_relative_to(root):
+            raise SnippetError(f"{path}: links outside {root}; a snippet must be a file of the snippets dir")
+        return path
 
     def snippet(self, name: str) -> Snippet:
         """The snippet, re-read when it or one of its local modules changed on disk.

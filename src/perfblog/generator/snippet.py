@@ -414,14 +414,14 @@ def display_path(path: Path) -> str:
 
 
 def discover(root: Path) -> list[Path]:
-    """The snippets in ``root``, one per stem: files with a snippet suffix not starting with ``_`` (those
-    are helper modules and notes). A Markdown file is a snippet when it is a notebook: jupytext front
+    """The snippets in ``root``, one per stem: files with a snippet suffix whose stem is a snippet name
+    (``STEM``: files starting with ``_`` are helper modules and notes). A Markdown file is a snippet when it is a notebook: jupytext front
     matter, or a code cell (```` ```python ```` or ```` ```{code-cell} ````). Of a jupytext pair (``x.ipynb``
     and ``x.py`` whose header lists both formats) the text file is the snippet; two unpaired files with
     one stem are an error."""
     found: dict[str, list[Path]] = {}
     for path in sorted(Path(root).iterdir()) if Path(root).is_dir() else []:
-        snippet = path.suffix in SNIPPET_SUFFIXES and not path.name.startswith(("_", ".")) and path.is_file()
+        snippet = path.suffix in SNIPPET_SUFFIXES and bool(STEM.fullmatch(path.stem)) and path.is_file()
         if snippet and (path.suffix != ".md" or _is_notebook_markdown(path)):
             found.setdefault(path.stem, []).append(path)
     chosen = []

@@ -34,10 +34,17 @@ class Store:
         self._holder: int | None = None  # the thread holding the lock through this store
 
     def path(self, stem: str, device_class: str) -> Path:
-        return self.root / stem / f"{device_class}.json"
+        return self._inside(self.root / stem / f"{device_class}.json")
 
     def files_dir(self, stem: str, device_class: str) -> Path:
-        return self.root / stem / f"{device_class}-files"
+        return self._inside(self.root / stem / f"{device_class}-files")
+
+    def _inside(self, path: Path) -> Path:
+        """``path``, which must stay in the store once links are followed (a result is never read from or
+        written to anywhere else)."""
+        if not path.resolve().is_relative_to(self.root.resolve()):
+            raise StoreError(f"{display_path(path)}: leads outside the results dir {display_path(self.root)}")
+        return path
 
     def results(self, stem: str) -> dict[str, Result]:
         """Every stored result of a snippet, by device class."""
@@ -46,7 +53,7 @@ class Store:
             return {}
         found = {}
         for path in sorted(folder.glob("*.json")):
-            result = self._read(path)
+            result = self._read(self._inside(path))
             if result is not None:
                 found[path.stem] = result
         return found
@@ -68,6 +75,9 @@ class Store:
             result = Result.from_json(data)
         except ResultFormatError as exc:
             raise StoreError(f"{display_path(path)}: not a valid result file: {exc}") from exc
+        if (result.snippet, result.device_class) != (path.parent.name, path.stem):
+            raise StoreError(f"{display_path(path)}: holds the result of {result.snippet} on "
+                             f"{result.device_class}, not of {path.parent.name} on {path.stem}")
         self._cache[path] = (mtime, result)
         return result
 
@@ -114,7 +124,7 @@ class Store:
         """
         rewrites = {}
         for path in sorted(self.root.glob("*/*.json")):
-            result = self._read(path)
+            result = self._read(self._inside(path))
             if result is not None and path.read_bytes() != document(result):
                 rewrites[path] = document(result)
         for path, text in rewrites.items():

@@ -245,6 +245,27 @@ def _listing(lead: str, titles: list[str], max_width: int) -> str:
     return summarise(head + listed, max_width)
 
 
+#: A slug in front matter: what ``core.slug.slugify`` makes (lower-case ASCII words joined by hyphens).
+SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+
+
+def check_slug(meta: Mapping[str, object], source: str) -> None:
+    """A front matter ``slug`` must be an ASCII slug: it becomes a folder of the site and a URL."""
+    slug = meta.get("slug")
+    if slug is not None and not (isinstance(slug, str) and SLUG.fullmatch(slug)):
+        raise ConfigError(f"{source}: slug {slug!r} is not an ASCII slug (lower-case letters, digits and "
+                          f"single hyphens, e.g. torch-compile-fullgraph)")
+
+
+def check_destinations(files: Iterable[tuple[str, str | None]], site_dir: Path) -> None:
+    """Refuse a build whose files would be written outside ``site_dir`` (source, destination pairs)."""
+    root = site_dir.resolve()
+    for source, destination in files:
+        if destination and not Path(destination).resolve().is_relative_to(root):
+            raise ConfigError(f"{source}: would be written to {destination}, outside site_dir {root}; "
+                              f"check its slug")
+
+
 def canonical_url(page: Page, site: Site) -> str:
     """The absolute URL a page declares canonical (and sitemaps, feeds and hreflang links name)."""
     return page.canonical_url or urljoin(site.url, page.url)
@@ -267,6 +288,7 @@ def describe(page: Page, site: Site, translations: Translations | None = None,
     """The head of `page` and the posts it lists, from front matter, the rendered content and git."""
     meta = page.meta
     source = page.file.src_uri
+    check_slug(meta, source)
     is_post = "date" in meta
     draft = bool(meta.get("draft"))
     # A date archive lists what the home page lists (the audit finds them near-duplicates): crawlers

@@ -162,6 +162,15 @@ class SeoPlugin(BasePlugin[SeoConfig]):
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         return highlight.lighten(html) if self.config.seo_lean_highlighting else html
 
+    @event_priority(-100)  # after Material's blog plugin has placed the posts by their slugs
+    def on_files(self, files: Files, config: MkDocsConfig) -> Files:
+        """Every file the build writes lies inside site_dir: a post's slug cannot place a page elsewhere."""
+        try:
+            pages.check_destinations(((f.src_uri, f.abs_dest_path) for f in files), Path(config.site_dir))
+        except SeoError as exc:
+            raise PluginError(f"seo: {exc}") from exc
+        return files
+
     def on_pre_build(self, config: MkDocsConfig) -> None:
         self.records: list[pages.SitePage] = []
         self.served: list[Served] = []

@@ -1,0 +1,93 @@
+"""Issue 11, cases 3 and 4: paths stay inside (slugs, embed names, result files), in process."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from perfblog.core.cli import main
+from perfblog.generator import store
+from perfblog.generator.engine import Engine, Settings
+from perfblog.generator.errors import SnippetError, StoreError
+from perfblog.seo import pages
+from perfblog.seo.errors import ConfigError
+
+SOURCE = '# %% name="bench"\nprint("real")\n'
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Path:
+    (tmp_path / "snippets").mkdir()
+    (tmp_path / "snippets" / "demo.py").write_text(SOURCE)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "demo.py").write_text('# %% name="bench"\nprint(open("/etc/hostname").read())\n')
+    (outside / "secret.py").write_text("# %%\nTOKEN = 'do-not-publish'\n")
+    return tmp_path
+
+
+def engine(site: Path) -> Engine:
+    return Engine(Settings(snippets_dir=site / "snippets", results_dir=site / "snippets" / "_results"))
+
+
+def test_slug_outside_site_dir_is_refused(tmp_path: Path) -> None:
+    site_dir = tmp_path / "site"
+    with pytest.raises(ConfigError, match=r"^posts/evil.md: would be written to .*outside site_dir"):
+        pages.check_destinations([("posts/ok.md", str(site_dir / "ok/index.html")),
+                                  ("posts/evil.md", str(site_dir / "../../../../outside/index.html"))],
+                                 site_dir)
+    for slug in ("../../../../outside", "a/b", "Ünicode", "x y", "-x", 3):
+        with pytest.raises(ConfigError, match=r"^posts/p.md: slug .* is not an ASCII slug"):
+            pages.check_slug({"slug": slug}, "posts/p.md")
+    pages.check_slug({"slug": "torch-compile-2"}, "posts/p.md")
+
+
+def test_embed_of_a_path_outside_snippets_is_refused(site: Path) -> None:
+    e = engine(site)
+    for name in (str(site / "outside" / "secret.py"), "../outside/secret", "/etc/passwd", "demo/../../x"):
+        with pytest.raises(SnippetError):
+            e.snippet(name)
+    assert e.snippet("demo").path == site / "snippets" / "demo.py"
+    assert e.snippet(str(site / "snippets" / "demo.py")).stem == "demo"  # its own path is fine
+
+
+def test_snippet_linked_to_a_file_outside_is_refused(site: Path) -> None:
+    (site / "snippets" / "linked.py").symlink_to(site / "outside" / "secret.py")
+    with pytest.raises(SnippetError, match="links outside"):
+        engine(site).snippet("linked")
+
+
+def test_outside_file_with_a_snippets_name_cannot_replace_its_result(site: Path, capsys) -> None:
+    stored = site / "snippets" / "_results" / "demo" / "cpu-x86_64.json"
+    stored.parent.mkdir(parents=True)
+    stored.write_text("{}")  # whatever is there stays byte for byte
+    code = main(["run", "--snippets-dir", str(site / "snippets"), str(site / "outside" / "demo.py")])
+    assert code == 2
+    assert "not a snippet of this site" in capsys.readouterr().err
+    assert stored.read_text() == "{}"
+
+
+def test_result_folder_linked_outside_the_results_dir_is_not_read(site: Path, tmp_path: Path) -> None:
+    results = site / "snippets" / "_results"
+    results.mkdir(parents=True)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "cpu-x86_64.json").write_text("{}")
+    (results / "demo").symlink_to(elsewhere)
+    with pytest.raises(StoreError, match="leads outside the results dir"):
+        store.Store(results).results("demo")
+
+
+def test_a_result_filed_under_another_snippets_name_is_refused(site: Path) -> None:
+    fixture = Path(__file__).parent.parent / "snippets" / "_results"
+    source = next(fixture.glob("*/cpu-x86_64.json"))
+    target = site / "snippets" / "_results" / "demo" / "cpu-x86_64.json"
+    target.parent.mkdir(parents=True)
+    shutil.copyfile(source, target)
+    if json.loads(source.read_text())["snippet"] == "demo":
+        pytest.skip("the sample result is demo's own")
+    with pytest.raises(StoreError, match=r"holds the result of .* not of demo on cpu-x86_64"):
+        store.Store(target.parent.parent).results("demo")
