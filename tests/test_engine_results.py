@@ -170,8 +170,10 @@ def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def store_copy(site: Path, data: dict[str, Any] | bytes) -> Path:
-    target = site / "snippets" / "_results" / "s" / "cpu-x86_64.json"
+def store_copy(site: Path, data: dict[str, Any] | bytes, stem: str = "s") -> Path:
+    """``data`` as the stored result of ``stem`` (a valid result is read only where it is filed under its
+    own snippet's name)."""
+    target = site / "snippets" / "_results" / stem / "cpu-x86_64.json"
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_bytes(data if isinstance(data, bytes) else canonical(data))
     return target
@@ -201,13 +203,14 @@ def test_blog_migrate_rewrites_older_results_once_and_only_them(
     site: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     current = json.loads(PLAIN.read_bytes())
-    older = store_copy(site, as_version(current, 0))
-    images = site / "snippets" / "_results" / "s" / "cpu-x86_64-files"
+    older = store_copy(site, as_version(current, 0), "fullgraph_errors")
+    images = site / "snippets" / "_results" / "fullgraph_errors" / "cpu-x86_64-files"
     images.mkdir()
     (images / "0123456789abcdef.png").write_bytes(b"png")
     assert main(["migrate"]) == 0
     out = capsys.readouterr().out
-    assert "migrated snippets/_results/s/cpu-x86_64.json" in out and "1 result file(s) rewritten" in out
+    assert "migrated snippets/_results/fullgraph_errors/cpu-x86_64.json" in out
+    assert "1 result file(s) rewritten" in out
     assert older.read_bytes() == PLAIN.read_bytes()
     assert (images / "0123456789abcdef.png").read_bytes() == b"png"
     stamp = older.stat().st_mtime_ns
@@ -219,7 +222,7 @@ def test_blog_migrate_rewrites_older_results_once_and_only_them(
 def test_blog_migrate_refuses_a_malformed_result_and_changes_nothing(
     site: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    shutil.copyfile(SAMPLE, store_copy(site, b""))
+    shutil.copyfile(SAMPLE, store_copy(site, b"", "embed_demo"))
     data = json.loads(SAMPLE.read_bytes())
     del data["schema"], data["provenance"]["device"]
     bad = site / "snippets" / "_results" / "t" / "cpu-x86_64.json"
