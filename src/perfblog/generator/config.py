@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import math
+
 from mkdocs.config import base
 from mkdocs.config import config_options as c
 
 from perfblog.core import conventions
 from perfblog.core.project import Layout
 from perfblog.generator import outputs, resolve
-from perfblog.generator.device import DEVICES
+from perfblog.generator.device import DEVICES, EnvPolicy
 from perfblog.generator.engine import Settings
 from perfblog.generator.errors import GeneratorError
 from perfblog.generator.resolve import Mode
+from perfblog.generator.result import MAX_OUTPUT
 
 
 class _Mode(c.Choice):
@@ -19,6 +22,19 @@ class _Mode(c.Choice):
 
     def run_validation(self, value: object) -> Mode:
         return Mode(super().run_validation(Mode.OFF.value if value is False else value))
+
+
+class _Seconds(c.Type):
+    """A number of seconds, 0 for no limit; never negative, NaN or infinite."""
+
+    def __init__(self, default: float) -> None:
+        super().__init__((int, float), default=default)
+
+    def run_validation(self, value: object) -> float:
+        value = super().run_validation(value)
+        if isinstance(value, bool) or not math.isfinite(value) or value < 0:
+            raise base.ValidationError(f"expected a finite number of seconds (0: no limit), got {value!r}")
+        return value
 
 
 class SnippetsConfig(base.Config):
@@ -31,12 +47,19 @@ class SnippetsConfig(base.Config):
     """Folder of the frozen results, one JSON file per snippet and device class; commit it."""
     exec_mode = _Mode(tuple(m.value for m in Mode), default=Mode.AUTO.value)
     """When a build executes snippets; the environment variable `BLOG_EXEC_MODE` wins over it."""
-    exec_timeout_cell = c.Type((int, float), default=600)
+    exec_timeout_cell = _Seconds(default=600)
     """Seconds one cell may run (0: no limit); a snippet's header `blog: {cell_timeout: N}` overrides."""
-    exec_timeout_snippet = c.Type((int, float), default=1800)
+    exec_timeout_snippet = _Seconds(default=1800)
     """Seconds a whole snippet may run (0: no limit); a snippet's header `blog: {timeout: N}` overrides."""
     exec_device = c.Choice(DEVICES, default="auto")
     """Where snippets execute: `auto` (a GPU when there is one), `cpu` or `cuda`."""
+    exec_max_output = c.Type(int, default=MAX_OUTPUT)
+    """Characters of text one cell's outputs keep; the rest is cut, with a note in the store and the page."""
+    exec_env_deny = c.ListOfItems(c.Type(str), default=[])
+    """More environment variables (shell patterns) a snippet's kernel does not get, besides the secrets
+    it never gets (`*_TOKEN`, `*_KEY`, credentials; see docs/security.md)."""
+    exec_env_allow = c.ListOfItems(c.Type(str), default=[])
+    """Environment variables (shell patterns) a snippet's kernel gets although they look like secrets."""
     report_path = c.Type(str, default="")
     """Where the JSON execution report goes; empty: `<site_dir>/_snippets/report.json`."""
     chart_pngs = c.Type(bool, default=True)
@@ -81,6 +104,8 @@ def settings_of(options: SnippetsConfig | None, layout: Layout) -> Settings:
         cell_timeout=options.exec_timeout_cell or None,
         snippet_timeout=options.exec_timeout_snippet or None,
         torch_version=declared_torch(options),
+        max_output=options.exec_max_output,
+        env=EnvPolicy(tuple(options.exec_env_deny), tuple(options.exec_env_allow)),
     )
 
 

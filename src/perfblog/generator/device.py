@@ -9,6 +9,7 @@ probe, in ``probe.py``), and its rank. A new kind (ROCm, MPS) is one entry in ``
 
 from __future__ import annotations
 
+import fnmatch
 import platform
 import re
 import shutil
@@ -84,6 +85,37 @@ CPU = DeviceKind(name="cpu", rank=1, detect=_cpu_model, torch_device="cpu", prob
 KINDS: dict[str, DeviceKind] = {k.name: k for k in (CUDA, CPU)}
 #: What `--device` and ``exec_device`` accept.
 DEVICES = ("auto", *sorted(KINDS))
+
+
+#: Environment variables a snippet's kernel never gets: the build's credentials (CI tokens, the Baidu
+#: push token, IndexNow and API keys, cloud and Google credentials). Shell patterns, case-insensitive.
+SECRET_VARIABLES = (
+    "*_TOKEN", "*_TOKENS", "TOKEN", "*_TOKEN_*", "*_KEY", "*_KEYS", "*_KEY_ID", "*_APIKEY", "*_SECRET",
+    "*_SECRETS", "*_SECRET_*", "SECRET_*", "*PASSWORD*", "*PASSWD*", "*CREDENTIAL*", "*_PAT", "*_AUTH",
+    "AWS_*", "AZURE_*", "GOOGLE_APPLICATION_CREDENTIALS", "SSH_AUTH_SOCK", "NETRC", "ACTIONS_*",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class EnvPolicy:
+    """Which variables of the environment a kernel does not inherit: ``SECRET_VARIABLES`` plus ``deny``,
+    except the names in ``allow`` (a site's `exec_env_deny` and `exec_env_allow`)."""
+
+    deny: tuple[str, ...] = ()
+    allow: tuple[str, ...] = ()
+
+    def withheld(self, name: str) -> bool:
+        upper = name.upper()
+        if any(fnmatch.fnmatchcase(upper, p.upper()) for p in self.allow):
+            return False
+        return any(fnmatch.fnmatchcase(upper, p.upper()) for p in (*SECRET_VARIABLES, *self.deny))
+
+
+def kernel_environ(environ: Mapping[str, str], kind: DeviceKind, policy: EnvPolicy) -> dict[str, str]:
+    """The environment a snippet's kernel starts with: this one without its secrets, plus the kind's own."""
+    env = {name: value for name, value in environ.items() if not policy.withheld(name)}
+    env.update(kind.kernel_env)
+    return env
 
 
 def cpu_class() -> str:

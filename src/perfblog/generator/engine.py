@@ -6,20 +6,24 @@ only successful results. ``run`` may be called from a background thread (the ser
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 from perfblog.core.conventions import SNIPPET_SUFFIXES
-from perfblog.generator import device, resolve, runner, snippet
+from perfblog.generator import device, resolve, runner, snippet, workspace
+from perfblog.generator.device import EnvPolicy
 from perfblog.generator.errors import SnippetError
 from perfblog.generator.resolve import Mode
-from perfblog.generator.result import Rekey, Result
+from perfblog.generator.result import MAX_OUTPUT, Rekey, Result
 from perfblog.generator.runner import Progress, RunOptions, RunResult
 from perfblog.generator.snippet import Snippet
 from perfblog.generator.store import Store
+
+log = logging.getLogger("mkdocs.plugins.snippets")
 
 
 @dataclass(frozen=True)
@@ -33,6 +37,8 @@ class Settings:
     cell_timeout: float | None = 600
     snippet_timeout: float | None = 1800
     torch_version: str | None = None  # the torch posts describe: results of others are labelled
+    max_output: int = MAX_OUTPUT
+    env: EnvPolicy = field(default_factory=EnvPolicy)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mode", Mode(self.mode))  # a mode given by its name is the mode
@@ -124,17 +130,35 @@ class Engine:
         """The runner's options: this device and the configured timeouts."""
         s = self.settings
         return RunOptions(device=self.kind.name, device_class=self.device_class,
-                          cell_timeout=s.cell_timeout, snippet_timeout=s.snippet_timeout)
+                          cell_timeout=s.cell_timeout, snippet_timeout=s.snippet_timeout,
+                          max_output=s.max_output, env=s.env)
 
-    def run(self, snip: Snippet, progress: Progress | None = None) -> RunResult:
+    def run(self, snip: Snippet, progress: Progress | None = None, *, editing: bool = False) -> RunResult:
         """Execute under the store lock; store the result only when the run succeeded.
+
+        A run that changed files of the repository its snippet does not declare fails (see ``workspace``);
+        while ``editing`` (the serve preview, where the author saves files as it runs) it is a warning.
 
         The lock is re-entrant, so `blog run`, which holds it for its whole run, takes it again here;
         anyone else holding it makes this raise ``LockError`` at once.
         """
         full = snippet.load(snip.path, self.settings.snippets_dir)  # with its options, as on disk now
+        root = workspace.root_of(self.settings.snippets_dir)
         with self.store.lock():
+            before = workspace.snapshot(root)
             outcome = runner.run(full, self.options(), progress)
+            declared = full.options.get("writes", ())
+            changed = workspace.undeclared(before, workspace.snapshot(root), root, declared,
+                                           exclude=[self.settings.results_dir])
+            if changed:
+                message = (f"{full.where}: the run changed files of the repository that the snippet does not "
+                           f"declare: {', '.join(changed)} (check them; declare intended ones in its header, "
+                           f"blog: {{writes: [PATH, ...]}})")
+                if editing:
+                    log.warning("snippets: %s", message)
+                elif outcome.ok:
+                    outcome = replace(outcome, ok=False, result=None, images={},
+                                      error=f"{message}; its result is not stored")
             if outcome.ok and outcome.result is not None:
                 self.store.save(outcome.result, outcome.images)
         return outcome

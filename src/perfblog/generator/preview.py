@@ -129,7 +129,7 @@ class SnippetPreview:
                 snip = self.engine.snippet(stem)
                 if not self.engine.needs_run(snip, Mode.AUTO):
                     return
-                outcome = self.engine.run(snip)
+                outcome = self.engine.run(snip, editing=True)
             except LockError:
                 time.sleep(LOCK_RETRY_S)  # a `blog run` holds the store; its result may make ours moot
                 continue

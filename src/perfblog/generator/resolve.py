@@ -48,8 +48,14 @@ def mode(configured: str = Mode.AUTO, env: Mapping[str, str] | None = None) -> M
         raise GeneratorError(f"{source}={chosen!r} is not a mode (choose from {', '.join(Mode)})") from None
 
 
+#: Why a result whose digest does not match its content is never fresh.
+EDITED = "its result file was edited after `blog run` wrote it (the digest does not match)"
+
+
 def stale_reasons(snippet: Snippet, result: Result) -> list[str]:
-    """Why ``result`` no longer matches the snippet's code; empty when it is fresh."""
+    """Why ``result`` no longer matches the snippet's code (or was edited since); empty when it is fresh."""
+    if not result.intact:
+        return [EDITED]
     if result.key == snippet.key:
         return []
     hashes = result.hashes

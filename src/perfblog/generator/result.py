@@ -23,7 +23,12 @@ from perfblog.generator.mime import MIMES
 from perfblog.generator.verdict import Verdict
 
 #: The result format this code writes.
-SCHEMA = 3
+SCHEMA = 4
+#: The first format whose files carry a ``digest`` of their own content.
+DIGESTED = 4
+
+#: Characters of text one cell's outputs keep by default (``exec_max_output``); the rest is cut, visibly.
+MAX_OUTPUT = 300_000
 
 #: A recorded scalar: what ``record.glue`` and table cells hold.
 Scalar = None | bool | int | float | str
@@ -122,6 +127,13 @@ def _scalar(value: object, where: str) -> Scalar:
 
 
 # --- outputs: what a cell printed or displayed, or the error it raised ------------------------------------
+
+
+def truncate(text: str, keep: int) -> str:
+    """The first ``keep`` characters of ``text`` and a note saying how much was cut (when anything was)."""
+    if len(text) <= keep:
+        return text
+    return f"{text[:keep]}\n… [output truncated: {len(text) - keep:,} more characters not kept]\n"
 
 
 @dataclass(frozen=True)
@@ -567,6 +579,9 @@ class Result:
     rekeyed: tuple[Rekey, ...] = ()
     #: The snippet header's ``blog:`` options when it ran (the same file bytes have the same options).
     options: Mapping[str, Scalar] = field(default_factory=dict)
+    #: False when the file's content no longer matches the digest `blog run` recorded in it: something
+    #: else edited it. An accident check (anyone can recompute a digest), not authentication.
+    intact: bool = field(default=True, compare=False)
 
     def cell(self, name: str) -> CellResult | None:
         """The stored cell called ``name`` (a name or ``#N``), if it ran."""
@@ -579,9 +594,12 @@ class Result:
 
     @classmethod
     def from_json(cls, data: object) -> Result:
-        """Validate and read a result document of this or an older schema (migrated on the way in)."""
+        """Validate and read a result document of this or an older schema (migrated on the way in); a
+        document whose digest does not match its content reads as not ``intact``."""
+        intact = _intact(data)
         r = _Reader(migrate(data), "")
         r.get("schema", int)
+        r.text("digest")
         if r.text("status") != "ok":
             raise ResultFormatError("status", "expected 'ok' (only successful results are stored)")
         result = cls(snippet=r.text("snippet"), key=r.text("key"),
@@ -591,12 +609,16 @@ class Result:
                      values=_section(r, "value"), tables=_section(r, "table"), charts=_section(r, "chart"),
                      verdicts=_section(r, "verdict"),
                      rekeyed=tuple(Rekey.from_json(k.data, k.where) for k in r.items("rekeyed")),
-                     options=_options(r))
+                     options=_options(r), intact=intact)
         r.done()
         return result
 
     def to_json(self) -> dict[str, Any]:
         """The document the store writes (with sorted keys, so diffs of committed results stay small)."""
+        document = self._content()
+        return {**document, "digest": digest(document)}
+
+    def _content(self) -> dict[str, Any]:
         return {
             "schema": SCHEMA,
             "snippet": self.snippet,
@@ -620,6 +642,30 @@ def _options(r: _Reader) -> dict[str, Scalar]:
     for key, value in found.items():
         _scalar(value, f"{r.path('options')}.{key}")
     return dict(found)
+
+
+# --- the digest ------------------------------------------------------------------------------------------
+
+
+def digest(document: Mapping[str, Any]) -> str:
+    """``sha256:`` of a result document's canonical JSON, its own ``digest`` left out."""
+    import hashlib
+    import json
+
+    content = {key: value for key, value in document.items() if key != "digest"}
+    text = json.dumps(content, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _intact(data: object) -> bool:
+    """Whether a stored document still has the content its digest was made of (formats before
+    ``DIGESTED`` have none: `blog migrate` gives them one)."""
+    if not isinstance(data, dict) or version(data) < DIGESTED:
+        return True
+    try:
+        return data.get("digest") == digest(data)
+    except ValueError:  # NaN or infinity in a hand-edited file
+        return False
 
 
 # --- migrations ------------------------------------------------------------------------------------------
@@ -663,8 +709,15 @@ def _from_2(data: dict[str, Any]) -> dict[str, Any]:
     return {"verdicts": {}, "rekeyed": [], "options": {}, **data, "schema": 3, "provenance": provenance}
 
 
+def _from_3(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 3: no digest yet; the file as it is now gets one."""
+    document = {**data, "schema": 4}
+    return {**document, "digest": digest(document)}
+
+
 #: Version -> the step that turns a document of that version into the next one.
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {0: _from_0, 1: _from_1, 2: _from_2}
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    0: _from_0, 1: _from_1, 2: _from_2, 3: _from_3}
 
 
 def version(data: Mapping[str, Any]) -> int:

@@ -27,11 +27,12 @@ from pathlib import Path
 from typing import Any
 
 from perfblog.generator import device, mime, probe, terminal
-from perfblog.generator.device import DeviceKind
+from perfblog.generator.device import DeviceKind, EnvPolicy
 from perfblog.generator.errors import GeneratorError, ResultFormatError
 from perfblog.generator.record import MIME as RECORD_MIME
 from perfblog.generator.result import (
     IMAGE_METADATA,
+    MAX_OUTPUT,
     RECORDS,
     CellResult,
     DisplayOutput,
@@ -42,14 +43,20 @@ from perfblog.generator.result import (
     Result,
     StreamOutput,
     record_from_json,
+    truncate,
 )
 from perfblog.generator.snippet import FIGURE_DPI, FIGURE_FORMAT, Cell, Snippet
 from perfblog.generator.target import DEVICE_ENV
 
 _CELL_LINE = re.compile(r"Cell In\[\d+\], line (\d+)")
 _TIMED_LINE = re.compile(r"File <timed exec>:(\d+)")  # a line of a `%%time` cell's body, after its magic
-_CELL_FILE = re.compile(r"""[^\s"']*ipykernel_\d+/\d+\.py""")  # IPython's file for one cell of one run
+# IPython's file for one cell of one run. It starts only where a path can start (after a space, a quote
+# or at the start), so the scan is linear in the text's length: a 1 MB line of base64 takes milliseconds.
+_CELL_FILE = re.compile(r"""(?<![^\s"'])[^\s"']*?ipykernel_\d+/\d+\.py""")
 _KERNEL_NAME = "blog-python"
+#: An environment variable every process of one run inherits, so that a daemon that left the kernel's
+#: process tree (setsid, double fork) is still found and ended with it.
+RUN_MARKER = "PERFBLOG_RUN"
 
 #: Called as each cell starts and when it is done: (the cell, cells done, cells in total).
 Progress = Callable[[Cell, int, int], None]
@@ -63,6 +70,8 @@ class RunOptions:
     device_class: str
     cell_timeout: float | None = 600
     snippet_timeout: float | None = 1800
+    max_output: int = MAX_OUTPUT  # characters a cell's outputs keep; the rest is cut with a visible note
+    env: EnvPolicy = field(default_factory=EnvPolicy)  # what the kernel's environment omits
 
 
 @dataclass
@@ -139,12 +148,15 @@ class _Run:
         km = _kernel_manager(Path(sockets), self.snippet)
         client = NotebookClient(notebook, km=km, allow_errors=True, shutdown_kernel="immediate",
                                 resources={"metadata": {"path": str(self.snippet.root)}}, startup_timeout=120)
+        marker = f"{os.getpid()}-{time.monotonic_ns()}"  # marks every process this run starts
+        env = _kernel_env(self.snippet, self.kind, self.options.env)
+        env[RUN_MARKER] = marker
         try:
-            with client.setup_kernel(env=_kernel_env(self.snippet, self.kind), cleanup_kc=True):
+            with client.setup_kernel(env=env, cleanup_kc=True):
                 try:
                     return self._in_kernel(client, notebook, km)
                 finally:  # every way out, a failure's message included, ends the kernel's process tree
-                    _end_tree(km)
+                    _end_tree(km, marker)
         except (RuntimeError, TimeoutError, OSError) as exc:
             raise _Failed(f"{self.snippet.where}: could not run a Jupyter kernel: {exc}") from exc
         finally:
@@ -184,6 +196,8 @@ class _Run:
         client.execute_cell(nb_cell, index)
         wall = time.perf_counter() - t0
         outputs, error = self._outputs(nb_cell.outputs, cell)
+        if limit is not None and time.perf_counter() - t0 > limit + 1:  # the cell's limit covers its outputs
+            raise CellTimeoutError("processing the outputs spent the time budget")
         where = self.snippet.where
         if error and not cell.raises:
             raise _Failed(f"{where}:{_raised_at(cell, error.traceback)}: cell {cell.label} raised "
@@ -248,33 +262,37 @@ class _Run:
     def _outputs(self, raw: list[Any], cell: Cell) -> tuple[list[Output], ErrorOutput | None]:
         """A cell's nbformat outputs as stored outputs; records and images are taken out on the way.
         Consecutive writes to one stream are joined first, so a progress bar redrawn across writes
-        collapses to its last frame."""
+        collapses to its last frame. The cell's texts keep ``max_output`` characters in all; the rest is
+        cut with a visible note."""
         outputs: list[Output | list[str]] = []
         names: list[str] = []  # the stream name of each pending stream (a list of its writes)
         error = None
+        room = [self.options.max_output]  # characters the cell's text outputs may still keep
         for out in raw:
             kind = out.get("output_type")
             if kind == "stream":
                 last = outputs[-1] if outputs else None
                 if isinstance(last, list) and names[-1] == out["name"]:
-                    last.append(out.get("text", ""))
+                    last.append(_text(out.get("text", "")))
                 else:
-                    outputs.append([out.get("text", "")])
+                    outputs.append([_text(out.get("text", ""))])
                     names.append(out["name"])
             elif kind in ("display_data", "execute_result"):
                 data = dict(out.get("data", {}))
                 if RECORD_MIME in data:
                     self._record(data[RECORD_MIME], cell)
-                elif display := self._display(data, dict(out.get("metadata", {}))):
+                elif display := self._display(data, dict(out.get("metadata", {})), room):
                     outputs.append(display)
             elif kind == "error":
-                traceback = terminal.plain("\n".join(out.get("traceback", [])))
-                evalue = terminal.plain(out.get("evalue", ""))
-                error = ErrorOutput(ename=out.get("ename", ""), evalue=self.clean(evalue),
-                                    traceback=self.clean(traceback))
+                traceback = terminal.plain("\n".join(map(str, out.get("traceback", []))))
+                evalue = terminal.plain(_text(out.get("evalue", "")))
+                error = ErrorOutput(ename=_text(out.get("ename", "")),
+                                    evalue=self.clean(_capped(evalue, room)),
+                                    traceback=self.clean(_capped(traceback, room)))
                 outputs.append(error)
         streams = iter(names)
-        return [StreamOutput(name=next(streams), text=self.clean(terminal.normalise("".join(o))))
+        return [StreamOutput(name=next(streams),
+                             text=self.clean(_capped(terminal.normalise("".join(o)), room)))
                 if isinstance(o, list) else o for o in outputs], error
 
     def _record(self, payload: Any, cell: Cell) -> None:
@@ -285,9 +303,11 @@ class _Run:
                           f"record: {exc}") from exc
         self.records[record.KIND][record.name] = record
 
-    def _display(self, data: dict[str, Any], metadata: dict[str, Any]) -> DisplayOutput | None:
+    def _display(self, data: dict[str, Any], metadata: dict[str, Any],
+                 room: list[int]) -> DisplayOutput | None:
         """The kept MIME types of a display (``mime.MIMES``): images become files named by their hash,
-        with the size the kernel asked for; texts are cleaned. None when nothing is kept."""
+        with the size the kernel asked for; texts are cut to the cell's ``room`` and cleaned. None when
+        nothing is kept."""
         kept: dict[str, str] = {}
         sizes: dict[str, dict[str, int]] = {}
         for entry in mime.MIMES:
@@ -300,11 +320,12 @@ class _Run:
                 if size := _size(metadata.get(entry.name)):
                     sizes[entry.name] = size
             elif entry.name == "application/json":
-                kept[entry.name] = json.dumps(payload, indent=2, ensure_ascii=False, sort_keys=True)
+                text = json.dumps(payload, indent=2, ensure_ascii=False, sort_keys=True)
+                kept[entry.name] = _capped(text, room)
             elif entry.name == "text/plain":
-                kept[entry.name] = self.clean(terminal.normalise(_text(payload)))
+                kept[entry.name] = self.clean(_capped(terminal.normalise(_text(payload)), room))
             else:
-                kept[entry.name] = self.clean(terminal.plain(_text(payload)))
+                kept[entry.name] = self.clean(_capped(terminal.plain(_text(payload)), room))
         return DisplayOutput(kept, sizes) if kept else None
 
     def _file(self, blob: bytes, ext: str) -> str:
@@ -355,10 +376,9 @@ def figure_args(snippet: Snippet) -> list[str]:
     return [f"--InlineBackend.figure_formats={fmt}", f"--InlineBackend.rc={{'figure.dpi': {dpi!r}}}"]
 
 
-def _kernel_env(snippet: Snippet, kind: DeviceKind) -> dict[str, str]:
-    env = dict(os.environ)
+def _kernel_env(snippet: Snippet, kind: DeviceKind, policy: EnvPolicy) -> dict[str, str]:
+    env = device.kernel_environ(os.environ, kind, policy)
     env[DEVICE_ENV] = kind.torch_device
-    env.update(kind.kernel_env)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(snippet.root), env.get("PYTHONPATH")) if p)
     env.setdefault("JUPYTER_PLATFORM_DIRS", "1")
     env.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
@@ -407,7 +427,15 @@ def _b64(payload: str) -> bytes:
 
 
 def _text(value: Any) -> str:
-    return "".join(value) if isinstance(value, list) else str(value)
+    return "".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
+def _capped(text: str, room: list[int]) -> str:
+    """``text`` within what the cell may still keep (``room[0]``, spent here), cut with a visible note."""
+    keep = max(room[0], 0)
+    room[0] -= len(text)
+    return text if len(text) <= keep else truncate(text, keep)
+
 
 
 def scrubber(project: Path) -> Callable[[str], str]:
@@ -493,20 +521,22 @@ def _exit_status(km: Any) -> str:
     return f"exit code {code}"
 
 
-def _end_tree(km: Any) -> None:
-    """Kill the kernel and every process it started, including ones that outlived a dead kernel."""
+def _end_tree(km: Any, marker: str | None = None) -> None:
+    """Kill the kernel and every process it started, including ones that outlived a dead kernel and
+    daemons that left its tree but still carry the run's ``marker`` in their environment."""
     import psutil
 
     pid = _kernel_pid(km)
-    if pid is None:
-        return
     victims: list[psutil.Process] = []
-    try:
-        kernel = psutil.Process(pid)
-        victims = [*kernel.children(recursive=True), kernel]
-    except psutil.NoSuchProcess:
-        pass
-    pgid = getattr(km.provisioner, "pgid", None)
+    if pid is not None:
+        try:
+            kernel = psutil.Process(pid)
+            victims = [*kernel.children(recursive=True), kernel]
+        except psutil.NoSuchProcess:
+            pass
+    if marker is not None:
+        victims += [p for p in _marked(marker) if p not in victims]
+    pgid = getattr(getattr(km, "provisioner", None), "pgid", None)
     if pgid and pgid != os.getpgid(0):
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pgid, signal.SIGKILL)
@@ -514,3 +544,20 @@ def _end_tree(km: Any) -> None:
         with contextlib.suppress(psutil.NoSuchProcess):
             proc.kill()
     psutil.wait_procs(victims, timeout=10)
+
+
+def _marked(marker: str) -> list[Any]:
+    """This user's processes whose environment carries ``RUN_MARKER=marker``."""
+    import psutil
+
+    found = []
+    me = os.getpid()
+    for proc in psutil.process_iter(["pid"]):
+        if proc.pid == me:
+            continue
+        try:
+            if proc.environ().get(RUN_MARKER) == marker:
+                found.append(proc)
+        except (psutil.Error, OSError):
+            continue
+    return found

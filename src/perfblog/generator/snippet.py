@@ -10,6 +10,7 @@ import ast
 import difflib
 import hashlib
 import json
+import math
 import os
 import re
 from collections.abc import Callable, Iterable
@@ -47,7 +48,12 @@ class HeaderOption:
 
 
 def _positive(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
+    return (isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
+            and math.isfinite(value))
+
+
+def _paths(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) and v for v in value)
 
 
 #: matplotlib's inline figures: PNG at twice the resolution shown at its intended size (sharp on dense
@@ -65,6 +71,8 @@ HEADER_OPTIONS = {
     "device": HeaderOption(f"one of {', '.join(DECLARATIONS)}", lambda v: v in DECLARATIONS),
     # Show a stale GPU result without failing a strict build until a GPU re-run replaces it.
     "accept_stale_gpu_until_rerun": HeaderOption("true or false", lambda v: isinstance(v, bool)),
+    "writes": HeaderOption(
+        "a list of the repository's paths or patterns a run may change, e.g. [bench/out.csv]", _paths),
 }
 
 
@@ -208,8 +216,8 @@ def from_result(path: Path, root: Path, result: Result) -> Snippet | None:
     ones the result was made with (same bytes, same header).
     """
     hashes = result.hashes
-    if hashes.scheme != KEY_SCHEME:
-        return None  # keyed by an older rule of what belongs to the key: parse and compare afresh
+    if hashes.scheme != KEY_SCHEME or not result.intact:
+        return None  # keyed by an older rule, or edited by hand: parse the file and compare afresh
     try:
         if not hashes.file or hashes.file != _sha256(Path(path).read_bytes()):
             return None
@@ -415,10 +423,10 @@ def display_path(path: Path) -> str:
 
 def discover(root: Path) -> list[Path]:
     """The snippets in ``root``, one per stem: files with a snippet suffix whose stem is a snippet name
-    (``STEM``: files starting with ``_`` are helper modules and notes). A Markdown file is a snippet when it is a notebook: jupytext front
-    matter, or a code cell (```` ```python ```` or ```` ```{code-cell} ````). Of a jupytext pair (``x.ipynb``
-    and ``x.py`` whose header lists both formats) the text file is the snippet; two unpaired files with
-    one stem are an error."""
+    (``STEM``; files starting with ``_`` are helper modules and notes). A Markdown file is a snippet when
+    it is a notebook: jupytext front matter, or a code cell (```` ```python ```` or ```` ```{code-cell} ````).
+    Of a jupytext pair (``x.ipynb`` and ``x.py`` whose header lists both formats) the text file is the
+    snippet; two unpaired files with one stem are an error."""
     found: dict[str, list[Path]] = {}
     for path in sorted(Path(root).iterdir()) if Path(root).is_dir() else []:
         snippet = path.suffix in SNIPPET_SUFFIXES and bool(STEM.fullmatch(path.stem)) and path.is_file()

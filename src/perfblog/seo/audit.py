@@ -228,8 +228,11 @@ def _url_path(rel: str) -> str:
 
 
 def iter_pages(site_dir: Path) -> Iterator[tuple[str, bytes]]:
-    """(relative path, bytes) of each HTML document under `site_dir`, sorted; skips files without <html>."""
+    """(relative path, bytes) of each HTML document under `site_dir`, sorted; skips files without <html>,
+    and what is not a file (a folder named x.html, a dangling link), which never aborts the audit."""
     for path in sorted(site_dir.rglob("*.html")):
+        if not path.is_file():
+            continue
         try:
             data = path.read_bytes()
         except OSError as exc:

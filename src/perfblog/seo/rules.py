@@ -558,6 +558,9 @@ def check_jsonld(p: PageFacts) -> Iterator[Finding]:
         except ValueError as exc:
             yield JSONLD_INVALID.at(p.page, f"JSON-LD does not parse: {exc}", f"JSON-LD 无法解析：{exc}")
             continue
+        except RecursionError:
+            yield JSONLD_INVALID.at(p.page, "JSON-LD is nested too deeply to read", "JSON-LD 嵌套太深，无法读")
+            continue
         items = data if isinstance(data, list) else [data]
         for item in items:
             if not isinstance(item, dict) or "@type" not in item:
@@ -565,7 +568,7 @@ def check_jsonld(p: PageFacts) -> Iterator[Finding]:
                 continue
             if not isinstance(data, list) and "@context" not in item:
                 yield JSONLD_INVALID.at(p.page, "JSON-LD has no @context", "JSON-LD 没有 @context")
-            kind = str(item["@type"])
+            kind = item["@type"] if isinstance(item["@type"], str) else "(a non-text @type)"
             required, recommended = GOOGLE_PROPERTIES.get(kind, ((), ()))
             if missing := [path for path in required if not _has(item, path)]:
                 yield JSONLD_INVALID.at(p.page, f"{kind} lacks {', '.join(missing)}",

@@ -100,6 +100,14 @@ def submit(
     if is_example_url(site):  # the sitemap's URLs would name a domain that is not the site's
         print(f"blog submit: warning: {site} is an example domain, not a real site: set site_url in "
               f"{project.config_file.name} (or pass --site) to the deployed address first", file=sys.stderr)
+    if args.endpoint is not None:
+        try:
+            endpoint = urlsplit(args.endpoint)
+            valid = endpoint.scheme in ("http", "https") and bool(endpoint.hostname)
+        except ValueError:
+            valid = False
+        if not valid:
+            raise SubmitError(f"--endpoint {args.endpoint!r}: give an absolute http(s) URL")
     site_dir = project.layout.site_dir
     sitemap = args.sitemap or site_dir / "sitemap.xml"
     root = site_dir if sitemap.resolve().is_relative_to(site_dir) else sitemap.parent

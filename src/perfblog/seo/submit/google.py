@@ -143,7 +143,7 @@ class GoogleSubmitter(Submitter):
             creds = service_account.Credentials.from_service_account_file(str(path), scopes=[SCOPE])
         except FileNotFoundError:
             raise SubmitError(f"{path}: no such service-account key file") from None
-        except (ValueError, KeyError, OSError) as exc:
+        except (ValueError, KeyError, TypeError, AttributeError, OSError) as exc:
             raise SubmitError(
                 f"{path}: not a service-account key file ({type(exc).__name__}: {exc})"
             ) from None

@@ -32,6 +32,10 @@ class SubmitState:
         engines = data.get("engines", {}) if data else {}
         if not isinstance(engines, dict):
             raise SubmitStateError(f"{path}: not a version-{VERSION} submission state file")
+        for engine, urls in engines.items():
+            if not isinstance(urls, dict) or not all(isinstance(r, dict) for r in urls.values()):
+                raise SubmitStateError(f"{path}: engines.{engine}: expected an object of URL -> "
+                                       f"{{\"lastmod\", \"at\"}}; fix or delete the file")
         return cls(path, engines)
 
     def accepted(self, engine: str) -> Mapping[str, str | None]:

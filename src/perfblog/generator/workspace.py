@@ -1,0 +1,82 @@
+"""What a snippet run changed in the repository around it, so an undeclared write fails the run.
+
+Snippet authors are trusted to run code, but a snippet that plants a post, edits mkdocs.yml or rewrites
+another snippet's result by accident (or a careless copy-paste) should not slip into a commit. Before
+and after each run the engine takes a snapshot of the repository's files: in a git repository the
+tracked files and the untracked ones git does not ignore (so ``__pycache__`` and other ignored paths
+never count), elsewhere every file under the project folder outside hidden folders. A file whose size
+or modification time changed, that appeared or that went away is a change; the results store is left
+out (``blog run`` writes it) and so are the paths the snippet declares in its header
+(``blog: {writes: [bench/out.csv, "data/*.json"]}``).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import subprocess
+from collections.abc import Iterable
+from pathlib import Path
+
+#: path relative to the repository -> (size, modification time in ns)
+Snapshot = dict[str, tuple[int, int]]
+
+
+def root_of(folder: Path) -> Path:
+    """The git repository around ``folder``, else its parent (the project folder of a snippets dir)."""
+    found = _git(folder, "rev-parse", "--show-toplevel")
+    return Path(found.strip()) if found else folder.resolve().parent
+
+
+def snapshot(root: Path) -> Snapshot:
+    """Size and modification time of every file that counts under ``root``."""
+    listed = _git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+    if listed is not None:
+        names: Iterable[str] = (n for n in listed.split("\0") if n)
+    else:
+        names = _walk(root)
+    found: Snapshot = {}
+    for name in names:
+        try:
+            stat = os.lstat(root / name)
+        except OSError:
+            continue  # listed by the index but gone: absent
+        found[name] = (stat.st_size, stat.st_mtime_ns)
+    return found
+
+
+def undeclared(before: Snapshot, after: Snapshot, root: Path, declared: Iterable[str],
+               exclude: Iterable[Path]) -> list[str]:
+    """The changed paths that are neither in an ``exclude``d folder nor matched by a ``declared`` pattern."""
+    skipped = [_relative(p, root) for p in exclude]
+    patterns = list(declared)
+    changed = sorted(name for name in set(before) | set(after) if before.get(name) != after.get(name))
+    def excused(name: str) -> bool:
+        inside = any(s is not None and (name == s or name.startswith(f"{s}/")) for s in skipped)
+        return inside or any(fnmatch.fnmatchcase(name, p) or name.startswith(p.rstrip("/") + "/")
+                             for p in patterns)
+
+    return [name for name in changed if not excused(name)]
+
+
+def _relative(path: Path, root: Path) -> str | None:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return None
+
+
+def _walk(root: Path) -> Iterable[str]:
+    """Without git there is no ignore list: skip hidden folders, caches and the conventional build folder."""
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in ("__pycache__", "site")]
+        for name in files:
+            yield Path(folder, name).relative_to(root).as_posix()
+
+
+def _git(folder: Path, *args: str) -> str | None:
+    try:
+        done = subprocess.run(["git", "-C", str(folder), *args], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout if done.returncode == 0 else None
