@@ -7,10 +7,14 @@ or unknown snippet, a malformed result file, a locked store (raised to cli.py, o
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -132,8 +136,25 @@ def cmd_run(args: argparse.Namespace) -> int:
         for s in snippets:
             console.print(f"[dim]skip[/] {s.stem} (mode {mode}; --force to re-run)")
         return 0
-    with engine.store.lock():
+    with _terminated_as_interrupt(), engine.store.lock():
         return _run_due(engine, snippets, console)
+
+
+@contextlib.contextmanager
+def _terminated_as_interrupt() -> Iterator[None]:
+    """SIGTERM (a CI job cancelled, `kill`) unwinds like Ctrl-C, so the running kernel's process tree is
+    ended and the store's lock released on the way out instead of left behind."""
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _run_due(engine: Engine, snippets: list[Snippet], console: Console) -> int:

@@ -56,6 +56,8 @@ class SnippetPreview:
     def attach(self, server: Any) -> None:
         """Start watching: rebuild on snippet saves and new results, and queue changed snippets."""
         self._keys = self._current_keys()
+        for folder in (self.snippets_dir, self.results_dir):  # a fresh blog has neither yet
+            folder.mkdir(parents=True, exist_ok=True)
         server.watch(str(self.snippets_dir))
         server.watch(str(self.results_dir))
         handler = _Handler(self)

@@ -213,8 +213,12 @@ def _page_number(page: Page) -> int | None:
 
 
 def _description(page: Page, site: Site, is_post: bool) -> str:
-    given = str(page.meta.get("description") or "").strip()
     source = page.file.src_uri
+    given = page.meta.get("description") or ""
+    if not isinstance(given, str):
+        raise ConfigError(f"{source}: `description` must be one text (about 30–80 汉字), not "
+                          f"{type(given).__name__} {given!r}")
+    given = given.strip()
     if is_post and not given:
         raise ConfigError(f"{source}: a post needs `description` in its front matter (about 30–80 汉字)")
     number = _page_number(page)
