@@ -7,7 +7,6 @@
     │   ├── ResultFormatError a result document is malformed (names the field)
     │   └── LockError         another `blog run` holds the store
     ├── EmbedError            a post refers to something unknown (names post and line)
-    ├── PostError             a post's file is not UTF-8 or its front matter not a mapping
     ├── ScaffoldError         `blog new` would overwrite a file or cannot name the post
     └── ExportError           `blog export`: a draft, a post not built or changed since, a bad state file
 """
@@ -39,10 +38,6 @@ class LockError(StoreError):
 
 class EmbedError(GeneratorError):
     """A post's embed names an unknown snippet, cell or value; the message names the post and line."""
-
-
-class PostError(GeneratorError):
-    """A page's file cannot be read as a post; the message names the file (and line)."""
 
 
 class ScaffoldError(GeneratorError):

@@ -16,7 +16,7 @@ from mkdocs.plugins import BasePlugin, event_priority
 
 from perfblog.core import project
 from perfblog.core.conventions import EMBEDS_META
-from perfblog.generator import posts, readtime, render
+from perfblog.generator import readtime, render
 from perfblog.generator.build import STYLESHEET, Build
 from perfblog.generator.config import SnippetsConfig, output_options, settings_of
 from perfblog.generator.engine import Engine
@@ -50,13 +50,6 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
                            language=project.site_language(config), torch=options.torch_version)
         config.extra_css.append(STYLESHEET)
         return config
-
-    def on_files(self, files: Any, config: Any) -> Any:
-        """Before any plugin reads a post (Material's blog does in its own on_files): each Markdown page
-        is UTF-8 with front matter that is a mapping, or the build stops with its path."""
-        _guard(lambda: posts.check_sources(Path(f.abs_src_path) for f in files.documentation_pages()
-                                           if f.abs_src_path))
-        return files
 
     def on_serve(self, server: Any, config: Any, builder: Any) -> Any:
         if self.serving and self.engine is not None and self.engine.mode.executes:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import enum
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from html import escape, unescape
@@ -255,9 +256,15 @@ def _image_tags(prefix: str, image: Image | None) -> dict[str, str]:
     return tags
 
 
-def inject(html: str, meta: PageMeta) -> str:
+def inject(html: str, meta: PageMeta, front_matter: Mapping[str, object] | None = None) -> str:
     """Replace the theme's title, description, keywords, robots, canonical, Open Graph and X tags, and
-    set `<html lang>`; the theme's og:image (Material's social plugin) stands when `meta` has none."""
+    set `<html lang>`; the theme's og:image (Material's social plugin) stands when `meta` has none.
+
+    Material prints the front matter's `title`, `description` and `author` into the head unescaped, so
+    a `"` or `<` in them leaves a broken or live tag that no pattern can find; those exact tags are
+    rewritten escaped first (``front_matter``: the page's meta).
+    """
+    html = _escape_theme_tags(html, front_matter or {})
     head = _HEAD.search(html)
     if head is None:
         return html
@@ -268,6 +275,19 @@ def inject(html: str, meta: PageMeta) -> str:
     inner = inner.rstrip() + "\n" + render_head(meta) + "\n"
     html = html[: head.start(1)] + inner + html[head.end(1) :]
     return set_lang(html, meta.lang)
+
+
+def _escape_theme_tags(html: str, front_matter: Mapping[str, object]) -> str:
+    """The page with Material's head tags of raw front-matter values (base.html) rewritten escaped; the
+    head comes first in the page, so the first occurrence of each is the theme's."""
+    for name in ("description", "author"):
+        raw = front_matter.get(name)
+        if isinstance(raw, str) and raw:
+            html = html.replace(f'<meta name="{name}" content="{raw}">', _meta(name, raw), 1)
+    title = front_matter.get("title")
+    if isinstance(title, str) and title:
+        html = html.replace(f"<title>{title} - ", f"<title>{escape(title)} - ", 1)
+    return html
 
 
 def set_lang(html: str, lang: str) -> str:

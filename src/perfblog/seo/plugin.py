@@ -18,8 +18,8 @@ from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
-from perfblog.core import project
-from perfblog.core.errors import ProjectError
+from perfblog.core import posts, project
+from perfblog.core.errors import BlogError, ProjectError
 from perfblog.core.fsio import atomic_write
 from perfblog.seo import (
     audit,
@@ -162,14 +162,23 @@ class SeoPlugin(BasePlugin[SeoConfig]):
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         return highlight.lighten(html) if self.config.seo_lean_highlighting else html
 
-    @event_priority(-100)  # after Material's blog plugin has placed the posts by their slugs
+    @event_priority(100)  # before Material's blog plugin reads the posts (its on_files)
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
-        """Every file the build writes lies inside site_dir: a post's slug cannot place a page elsewhere."""
+        """Each Markdown page is UTF-8 with front matter that is a mapping, or the build stops naming it."""
+        try:
+            posts.check_sources(Path(f.abs_src_path) for f in files.documentation_pages() if f.abs_src_path)
+        except BlogError as exc:
+            raise PluginError(f"seo: {exc}") from exc
+        return files
+
+    def on_nav(self, nav: Any, config: MkDocsConfig, files: Files) -> Any:
+        """Every file the build writes lies inside site_dir: a post's slug cannot place a page elsewhere
+        (Material's blog plugin has placed the posts by their slugs in its on_files)."""
         try:
             pages.check_destinations(((f.src_uri, f.abs_dest_path) for f in files), Path(config.site_dir))
         except SeoError as exc:
             raise PluginError(f"seo: {exc}") from exc
-        return files
+        return nav
 
     def on_pre_build(self, config: MkDocsConfig) -> None:
         self.records: list[pages.SitePage] = []
@@ -193,7 +202,7 @@ class SeoPlugin(BasePlugin[SeoConfig]):
         self.records.append(record)
         if self.serving:  # decorated once the whole site is built: the panel shows the link graph too
             self.served.append(Served(page.file.dest_uri, bool(page.meta.get("draft")), record.is_post))
-        return meta.inject(output, record.head)
+        return meta.inject(output, record.head, page.meta)
 
     def on_post_template(self, output_content: str, template_name: str, config: MkDocsConfig) -> str:
         if template_name == "404.html":  # an error page is never worth indexing

@@ -11,8 +11,15 @@ from pathlib import Path
 
 import yaml
 
-from perfblog.generator.errors import PostError
-from perfblog.generator.snippet import display_path
+from perfblog.core.errors import PostError
+
+
+def display_path(path: Path) -> str:
+    """A path as messages show it: relative to the working directory when it is below it."""
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def check_sources(paths: Iterable[Path]) -> None:
