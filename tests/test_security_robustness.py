@@ -8,7 +8,9 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import psutil
@@ -76,10 +78,10 @@ for _ in range(100):
 
 @pytest.fixture(scope="module")
 def hostile_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[runner.RunResult, Path]:
-    root = tmp_path_factory.mktemp("hostile")
-    (root / "snippets").mkdir()
+    root = tmp_path_factory.mktemp("hostile") / "blog"
+    (root / "snippets").mkdir(parents=True)
     (root / "snippets" / "hostile.py").write_text(HOSTILE)
-    pid_file = root / "daemon.pid"
+    pid_file = root.parent / "daemon.pid"  # outside the project, where a write would be an undeclared change
     secrets = {"BAIDU_PUSH_TOKEN": "tok-123", "MY_API_KEY": "k", "GOOGLE_APPLICATION_CREDENTIALS": "/c.json",
                "MY_DB_PASSWORD": "p", "KEEP_ME_TOKEN": "allowed", "DAEMON_PID_FILE": str(pid_file)}
     saved = {k: os.environ.get(k) for k in secrets}
@@ -267,6 +269,67 @@ def test_atomic_write_leftovers_are_git_ignored(tmp_path: Path) -> None:
     assert done.returncode == 0
     atomic_write(tmp_path / "f.json", b"{}")
     assert [p.name for p in tmp_path.iterdir()] == ["f.json"]
+
+
+class _Trickle(BaseHTTPRequestHandler):
+    """Answers a byte every 0.1 s for 8 s: in its headers or in its body. Each read gets a byte well
+    within any socket timeout, so only a deadline for the whole request ends it."""
+
+    phase = "body"
+    ended: threading.Event  # set when the server stops writing (the client cut the connection off)
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        try:
+            if self.phase == "headers":
+                self.wfile.write(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+            else:
+                self.send_response(200)
+                self.send_header("Content-Length", "80")
+                self.end_headers()
+            for _ in range(80):
+                self.wfile.write(b"x")
+                self.wfile.flush()
+                time.sleep(0.1)
+        except OSError:
+            pass
+        finally:
+            type(self).ended.set()
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.mark.parametrize("phase", ["headers", "body"])
+def test_blog_submit_cuts_off_a_server_that_trickles_its_answer_at_the_deadline(phase: str) -> None:
+    from perfblog.seo.errors import EngineUnreachableError
+    from perfblog.seo.submit.transport import HttpRequest, UrllibTransport
+
+    handler = type("Handler", (_Trickle,), {"phase": phase, "ended": threading.Event()})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    serving = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
+    serving.start()
+    try:
+        address = f"http://127.0.0.1:{server.server_address[1]}/urls"
+        started = time.monotonic()
+        with pytest.raises(EngineUnreachableError) as raised:
+            UrllibTransport(timeout_s=1).send(HttpRequest("POST", f"{address}?token=SeCrEt-42",
+                                                          body=b"https://e.com/a"))
+        elapsed = time.monotonic() - started
+        assert str(raised.value) == f"POST {address}?token=***: no complete answer within 1 s"
+        assert elapsed < 2.5
+        assert handler.ended.wait(5), "the connection was left open after the deadline"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_blog_submit_refuses_a_timeout_that_is_not_a_positive_finite_number(capsys) -> None:
+    for bad in ("inf", "nan", "0", "-1", "soon"):
+        with pytest.raises(SystemExit) as raised:
+            main(["submit", "baidu", "--timeout", bad])
+        assert raised.value.code == 2
+        assert "--timeout: must be a positive number of seconds" in capsys.readouterr().err
 
 
 SLEEPER = '''# %%

@@ -8,6 +8,7 @@ Exit codes: 0 done (also when Baidu's quota stops the run: the rest waits for th
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from collections.abc import Mapping
@@ -61,8 +62,19 @@ def _shared_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--endpoint", help="the engine's base address (for tests or another IndexNow engine)")
     parser.add_argument("--yes", action="store_true", help="really send (without it: print the plan only)")
     parser.add_argument(
-        "--timeout", type=float, default=DEFAULT_TIMEOUT_S, help="seconds per request (default: %(default)s)"
+        "--timeout", type=_seconds, default=DEFAULT_TIMEOUT_S,
+        help="seconds one request may take in all, its answer read to the end (default: %(default)s)",
     )
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError("must be a positive number of seconds")
+    return value
 
 
 def _positive(text: str) -> int:

@@ -7,13 +7,16 @@ everything that shows a request, and every error raised here, goes through the r
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import logging
+import socket
+import threading
 import urllib.error
 import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from perfblog.seo.errors import EngineUnreachableError
@@ -124,21 +127,125 @@ class _NoRedirects(urllib.request.HTTPRedirectHandler):
         return None
 
 
+class _Watched:
+    """The sockets of one request's connections, so that its deadline can cut them off from another
+    thread; one connected after the deadline is cut off at once."""
+
+    def __init__(self) -> None:
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._expired = False
+
+    def connected(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._sockets.append(sock)
+            expired = self._expired
+        if expired:
+            _shut(sock)
+
+    def expire(self) -> None:
+        """Shut every socket: the request's blocked read returns at once, and nothing more is read."""
+        with self._lock:
+            self._expired = True
+            sockets = list(self._sockets)
+        for sock in sockets:
+            _shut(sock)
+
+
+def _shut(sock: socket.socket) -> None:
+    with contextlib.suppress(OSError):  # already closed
+        socket.socket.shutdown(sock, socket.SHUT_RDWR)  # the plain call: a TLS socket's state stays as it is
+
+
+class _Watching:
+    """A connection that hands its socket to the request's ``_Watched`` once connected."""
+
+    def __init__(self, *args: Any, watched: _Watched, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.watched = watched
+
+    def connect(self) -> None:
+        super().connect()  # type: ignore[misc]
+        self.watched.connected(self.sock)  # type: ignore[attr-defined]
+
+
+class _HTTPConnection(_Watching, http.client.HTTPConnection):
+    pass
+
+
+class _HTTPSConnection(_Watching, http.client.HTTPSConnection):
+    pass
+
+
+#: The stdlib's connection classes and their watching forms.
+_WATCHING: dict[type, type] = {http.client.HTTPConnection: _HTTPConnection,
+                               http.client.HTTPSConnection: _HTTPSConnection}
+
+
+class _WatchingOpen:
+    """A urllib handler whose connections are watched: the stdlib's own ``do_open`` (whatever arguments
+    this Python's version passes it), given the watching form of the connection class."""
+
+    def __init__(self, watched: _Watched) -> None:
+        super().__init__()
+        self.watched = watched
+
+    def do_open(self, http_class: type, req: urllib.request.Request, **kwargs: Any) -> Any:
+        return super().do_open(_WATCHING[http_class], req, watched=self.watched, **kwargs)  # type: ignore[misc]
+
+
+class _HTTPHandler(_WatchingOpen, urllib.request.HTTPHandler):
+    pass
+
+
+class _HTTPSHandler(_WatchingOpen, urllib.request.HTTPSHandler):
+    pass
+
+
 class UrllibTransport:
-    """The default transport: urllib (honours proxy variables), no redirects, a timeout per request."""
+    """The default transport: urllib (honours proxy variables), no redirects, and a deadline per request.
+
+    ``timeout_s`` bounds the whole exchange (connecting, sending, waiting, reading the answer), not only
+    each socket operation: a server that trickles its answer a byte at a time is cut off at the deadline.
+    The exchange runs in a daemon thread; at the deadline the caller stops waiting for it and shuts its
+    sockets, so no phase of it (name lookup, TLS handshake included) holds the caller longer.
+    """
 
     def __init__(self, timeout_s: float = DEFAULT_TIMEOUT_S):
         self.timeout_s = timeout_s
-        self._opener = urllib.request.build_opener(_NoRedirects)
 
     def send(self, request: HttpRequest) -> HttpResponse:
         log.debug("%s %s", request.method, request.shown_url)
+        watched = _Watched()
+        outcome: list[HttpResponse | BaseException] = []
+        worker = threading.Thread(target=self._exchange, args=(request, watched, outcome), daemon=True,
+                                  name="blog-submit-request")
+        worker.start()
+        worker.join(self.timeout_s)
+        if worker.is_alive():
+            watched.expire()
+            raise EngineUnreachableError(f"{request.method} {request.shown_url}: no complete answer within "
+                                         f"{self.timeout_s:g} s")
+        found = outcome[0]
+        if isinstance(found, BaseException):
+            raise found
+        return found
+
+    def _exchange(self, request: HttpRequest, watched: _Watched,
+                  outcome: list[HttpResponse | BaseException]) -> None:
+        try:
+            outcome.append(self._send(request, watched))
+        except BaseException as exc:  # handed to the caller's thread, which raises it
+            outcome.append(exc)
+
+    def _send(self, request: HttpRequest, watched: _Watched) -> HttpResponse:
+        opener = urllib.request.build_opener(_NoRedirects, _HTTPHandler(watched), _HTTPSHandler(watched))
         wire = urllib.request.Request(
             request.url, data=request.body or None, headers=dict(request.headers), method=request.method
         )
         try:
             try:
-                with self._opener.open(wire, timeout=self.timeout_s) as answer:
+                with opener.open(wire, timeout=self.timeout_s) as answer:
                     return HttpResponse(answer.status, answer.read(), dict(answer.headers.items()))
             except urllib.error.HTTPError as exc:
                 with exc:
