@@ -1,5 +1,6 @@
-"""Issue 11, cases 5, 7, 8 and 9: linear text processing, contained snippets, messages instead of
-crashes, bounds. Fast tests in process; the ones that need a kernel run one hostile snippet once."""
+"""Issue 11, cases 5, 7, 8 and 9: linear text processing (outputs and posts), contained snippets,
+messages instead of crashes, bounds. Fast tests in process; the ones that need a kernel run one hostile
+snippet once."""
 
 from __future__ import annotations
 
@@ -20,11 +21,11 @@ from submit_sites import pages, write_repo
 
 from perfblog.core.cli import main
 from perfblog.core.fsio import atomic_write
-from perfblog.generator import resolve, runner, snippet, store, workspace
+from perfblog.generator import render, resolve, runner, snippet, store, workspace
 from perfblog.generator.config import SnippetsConfig
 from perfblog.generator.device import EnvPolicy
 from perfblog.generator.engine import Engine, Settings
-from perfblog.generator.errors import SnippetError
+from perfblog.generator.errors import EmbedError, SnippetError
 from perfblog.seo import audit
 from perfblog.seo.errors import SubmitError, SubmitStateError
 from perfblog.seo.rules import PageFacts, check_jsonld
@@ -52,6 +53,41 @@ def test_scrubbing_a_one_megabyte_line_is_linear(tmp_path: Path) -> None:
         signal.signal(signal.SIGALRM, previous)
     assert " <cell> " in out and out.startswith("QUJD")
     assert elapsed < 2
+
+
+@pytest.mark.parametrize("markdown", [
+    "  <%= a -%>\n" * 80_000,  # indented tags whose only ends are Jinja's -%>
+    "  <%= a\n" * 120_000,  # indented openings that never end
+    "<% raw %>" * 110_000,  # raw regions that never end, on one line
+    "<%" * 500_000,  # openings without an end, on one line
+    "x" * 500_000 + "<%# c %>" * 60_000,  # a long line, then many tags on it
+    "<% raw %>" + "<%" * 400_000 + "<% endraw %><%",  # openings inside a raw region, one left open after
+], ids=["ends-with-dash", "no-ends", "raw-without-endraw", "openings-only", "tags-on-a-long-line",
+        "openings-in-a-raw-region"])
+def test_scanning_a_hostile_post_of_a_megabyte_is_linear(markdown: str) -> None:
+    """The scans of a post's Markdown around Jinja (indented tags, raw regions, the direct path's tags,
+    the search for an unclosed tag after a syntax error) take milliseconds on a megabyte of hostile
+    text, as on any text."""
+    previous = signal.signal(signal.SIGALRM, lambda *_: (_ for _ in ()).throw(TimeoutError("quadratic")))
+    signal.alarm(20)
+    try:
+        started = time.perf_counter()
+        render._indent_expressions(markdown)
+        render._literal_tags(markdown)
+        render.unclosed_tag(markdown)
+        elapsed = time.perf_counter() - started
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert elapsed < 1
+
+
+def test_a_post_of_unended_raw_regions_is_refused_at_once() -> None:
+    renderer = render.Renderer(lambda stem, post: pytest.fail("nothing is looked up"))
+    started = time.perf_counter()
+    with pytest.raises(EmbedError, match=r"^p.md:1: embed syntax error: Missing end of raw directive"):
+        renderer.render("<% raw %>" * 110_000, "p.md")
+    assert time.perf_counter() - started < 2
 
 
 # --- case 7: snippets are contained --------------------------------------------------------------------

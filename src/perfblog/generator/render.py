@@ -8,6 +8,7 @@ an allow-list of harmless tags); every block embed ends with a visible provenanc
 from __future__ import annotations
 
 import ast
+import bisect
 import posixpath
 import re
 import sys
@@ -190,16 +191,26 @@ _UNDEFINED = re.compile(r"'([^']+)' is undefined")
 
 def unclosed_tag(markdown: str) -> tuple[int, str] | None:
     """The first tag opened with ``<%`` and not closed by ``%>`` before the next ``<%`` (a comment: at
-    all), as (its line, its first characters). Jinja reports the line where it gave up instead."""
-    raw = [m.span() for m in _RAW.finditer(markdown)]
-    start = markdown.find("<%")
+    all), as (its line, its first characters). Jinja reports the line where it gave up instead.
+
+    One forward pass, as for every scan of a post: raw regions are skipped whole, and the ``%>`` that
+    ends a tag is looked for again only once the scan has passed the one found before.
+    """
+    regions = iter(_raw_regions(markdown))
+    region = next(regions, None)
+    start, end = markdown.find("<%"), None
     while start != -1:
+        while region is not None and region[1] <= start:
+            region = next(regions, None)
+        if region is not None and region[0] <= start:  # inside a raw region, whose tags are text
+            start = markdown.find("<%", region[1])
+            continue
         after = markdown.find("<%", start + 2)
-        end = markdown.find("%>", start + 2)
+        if end is None or -1 < end < start + 2:
+            end = markdown.find("%>", start + 2)
         nested = -1 < after < end and not markdown.startswith("<%#", start)  # a comment may hold tags
-        if not any(a <= start < b for a, b in raw) and (end == -1 or nested):
-            text = markdown[start:].split("\n", 1)[0]
-            return markdown.count("\n", 0, start) + 1, text[:40]
+        if end == -1 or nested:
+            return markdown.count("\n", 0, start) + 1, markdown[start:start + 40].split("\n", 1)[0]
         start = after
     return None
 
@@ -209,29 +220,66 @@ def indent(text: Any, prefix: str) -> str:
     return str(text).replace("\n", "\n" + prefix) if prefix else str(text)
 
 
-#: An expression tag preceded on its line by nothing but indentation.
-_INDENTED_TAG = re.compile(r"^([ \t]+)<%=(?![-+])(.*?)(?<![-+])%>", re.M | re.S)
+# Post Markdown is untrusted input, so each scan of it below is linear in its length: patterns that
+# match a bounded piece (an opening, a closing) and a forward walk between them, never a lazy ``.*?``
+# from each of many openings to a closing that may not come.
+
+#: The start of an expression tag preceded on its line by nothing but indentation.
+_INDENTED_OPEN = re.compile(r"^([ \t]+)<%=(?![-+])", re.M)
+#: The end of a tag that has no whitespace control (``-%>``, ``+%>`` are Jinja's).
+_PLAIN_CLOSE = re.compile(r"(?<![-+])%>")
+#: The tags that open and close a ``<% raw %>…<% endraw %>`` region, whose tags are text.
+_RAW_OPEN = re.compile(r"<%[-+]?\s*raw\s*[-+]?%>")
+_RAW_CLOSE = re.compile(r"<%[-+]?\s*endraw\s*[-+]?%>")
 
 
-#: A ``<% raw %>…<% endraw %>`` region, whose tags are text.
-_RAW = re.compile(r"<%[-+]?\s*raw\s*[-+]?%>.*?<%[-+]?\s*endraw\s*[-+]?%>", re.S)
+def _raw_regions(markdown: str) -> list[tuple[int, int]]:
+    """The spans of the raw regions, each from an opening to the first closing after it."""
+    closes = iter(_RAW_CLOSE.finditer(markdown))
+    regions: list[tuple[int, int]] = []
+    end = 0
+    for opening in _RAW_OPEN.finditer(markdown):
+        if opening.start() < end:
+            continue  # inside the region before
+        close = next((c for c in closes if c.start() >= opening.end()), None)
+        if close is None:
+            break  # no closing after this opening, so none after any later one
+        regions.append((opening.start(), close.end()))
+        end = close.end()
+    return regions
 
 
 def _indent_expressions(markdown: str) -> str:
     """Wrap each indented expression tag in ``_indent`` for Jinja, as the direct substitution does.
 
-    Tags inside raw regions are text and stay as written. So does a tag whose body has unbalanced
-    quotes: it may hold a ``%>`` inside a string, which this scan cannot tell from the tag's end.
+    An indented tag ends at the first ``%>`` after it that is not ``-%>`` or ``+%>``. Tags inside raw
+    regions are text and stay as written. So does a tag whose body has unbalanced quotes: it may hold a
+    ``%>`` inside a string, which this scan cannot tell from the tag's end.
     """
-    raw = [m.span() for m in _RAW.finditer(markdown)]
-
-    def wrap(m: re.Match[str]) -> str:
-        prefix, body = m.group(1), m.group(2)
-        if body.count('"') % 2 or body.count("'") % 2 or any(a <= m.start() < b for a, b in raw):
-            return m.group(0)
-        return f"{prefix}<%= _indent(({body}), {prefix!r}) %>"
-
-    return _INDENTED_TAG.sub(wrap, markdown)
+    closes = [m.start() for m in _PLAIN_CLOSE.finditer(markdown)]
+    raw = _raw_regions(markdown)
+    raw_starts = [a for a, _ in raw]
+    out: list[str] = []
+    pos = 0
+    for opening in _INDENTED_OPEN.finditer(markdown):
+        start = opening.start()
+        if start < pos:
+            continue  # inside the tag before
+        i = bisect.bisect_left(closes, opening.end())
+        if i == len(closes):
+            break  # no end after this opening, so none after any later one
+        close = closes[i]
+        prefix, body = opening.group(1), markdown[opening.end():close]
+        r = bisect.bisect_right(raw_starts, start) - 1
+        in_raw = r >= 0 and start < raw[r][1]
+        out.append(markdown[pos:start])
+        if body.count('"') % 2 or body.count("'") % 2 or in_raw:
+            out.append(markdown[start:close + 2])
+        else:
+            out.append(f"{prefix}<%= _indent(({body}), {prefix!r}) %>")
+        pos = close + 2
+    out.append(markdown[pos:])
+    return "".join(out)
 
 
 @dataclass(frozen=True)
@@ -242,42 +290,44 @@ class _Tag:
     indent: str = ""  # the whitespace before the tag when nothing else precedes it on its line
 
 
-_TAG = re.compile(r"<%([=#]?)(.*?)%>", re.S)
 _FUNCTIONS = frozenset(sandbox.EMBEDS)
 
 
 def _literal_tags(text: str) -> list[_Tag] | None:
     """The page's tags when each is a comment or a call of an embed function with literal arguments;
-    None when anything needs Jinja. Spans include the whitespace Jinja's lstrip/trim_blocks remove."""
+    None when anything needs Jinja. Spans include the whitespace Jinja's lstrip/trim_blocks remove.
+
+    A tag runs from ``<%`` to the first ``%>`` after it. The scan goes forward once: each line start is
+    looked for only between the tag before and this one, and only a tag with no earlier tag on its line
+    can be indented (or stand alone, for lstrip), so no text is read twice.
+    """
     if "\r" in text:
         return None
     tags: list[_Tag] = []
-    pos = 0
-    for m in _TAG.finditer(text):
-        if "<%" in text[pos:m.start()]:
-            return None  # an opening Jinja would see but this scan did not match
-        kind, body = m.group(1), m.group(2)
-        pos = m.end()
+    pos = line_start = 0
+    while (start := text.find("<%", pos)) >= 0:
+        close = text.find("%>", start + 2)
+        if close < 0:
+            return None  # an opening Jinja would see, with no end
+        kind = text[start + 2] if text[start + 2] in "=#" else ""
+        body = text[start + 2 + len(kind):close]
         if body[:1] in ("-", "+") or body[-1:] in ("-", "+"):
             return None  # whitespace control: leave it to Jinja
+        newline = text.rfind("\n", pos, start)
+        line_start = newline + 1 if newline >= 0 else line_start
+        alone = line_start >= pos and not text[line_start:start].strip(" \t")  # nothing before it on its line
+        end = pos = close + 2
         if kind == "#":
-            start, end = m.start(), m.end()
-            line_start = text.rfind("\n", 0, start) + 1
-            if not text[line_start:start].strip(" \t"):
-                start = line_start  # lstrip_blocks
             if text.startswith("\n", end):
                 end += 1  # trim_blocks
-            tags.append(_Tag(start, end, None))
+            tags.append(_Tag(line_start if alone else start, end, None))  # lstrip_blocks
             continue
         if kind != "=":
             return None
         call = _literal_call(body)
         if call is None:
             return None
-        before = text[text.rfind("\n", 0, m.start()) + 1:m.start()]
-        tags.append(_Tag(m.start(), m.end(), call, before if not before.strip(" \t") else ""))
-    if "<%" in text[pos:]:
-        return None
+        tags.append(_Tag(start, end, call, text[line_start:start] if alone else ""))
     return tags
 
 
