@@ -13,6 +13,8 @@ rewrites the stored ones once, so committed results stay in one format.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -649,9 +651,6 @@ def _options(r: _Reader) -> dict[str, Scalar]:
 
 def digest(document: Mapping[str, Any]) -> str:
     """``sha256:`` of a result document's canonical JSON, its own ``digest`` left out."""
-    import hashlib
-    import json
-
     content = {key: value for key, value in document.items() if key != "digest"}
     text = json.dumps(content, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
