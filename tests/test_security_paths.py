@@ -16,6 +16,7 @@ from perfblog.seo import pages
 from perfblog.seo.errors import ConfigError
 
 SOURCE = '# %% name="bench"\nprint("real")\n'
+SAMPLE = Path(__file__).parent.parent / "snippets" / "_results" / "embed_demo" / "cpu-x86_64.json"
 
 
 @pytest.fixture
@@ -61,13 +62,11 @@ def test_snippet_linked_to_a_file_outside_is_refused(site: Path) -> None:
 
 
 def test_outside_file_with_a_snippets_name_cannot_replace_its_result(site: Path, capsys) -> None:
-    stored = site / "snippets" / "_results" / "demo" / "cpu-x86_64.json"
-    stored.parent.mkdir(parents=True)
-    stored.write_text("{}")  # whatever is there stays byte for byte
-    code = main(["run", "--snippets-dir", str(site / "snippets"), str(site / "outside" / "demo.py")])
+    code = main(["run", "--device", "cpu", "--snippets-dir", str(site / "snippets"),
+                 str(site / "outside" / "demo.py")])
     assert code == 2
     assert "not a snippet of this site" in capsys.readouterr().err
-    assert stored.read_text() == "{}"
+    assert not (site / "snippets" / "_results").exists()  # nothing ran, nothing was filed as demo's
 
 
 def test_result_folder_linked_outside_the_results_dir_is_not_read(site: Path, tmp_path: Path) -> None:
@@ -75,10 +74,10 @@ def test_result_folder_linked_outside_the_results_dir_is_not_read(site: Path, tm
     results.mkdir(parents=True)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    (elsewhere / "cpu-x86_64.json").write_text("{}")
-    (results / "demo").symlink_to(elsewhere)
+    shutil.copyfile(SAMPLE, elsewhere / "cpu-x86_64.json")  # a valid result, but not in the store
+    (results / "embed_demo").symlink_to(elsewhere)
     with pytest.raises(StoreError, match="leads outside the results dir"):
-        store.Store(results).results("demo")
+        store.Store(results).results("embed_demo")
 
 
 def test_a_result_filed_under_another_snippets_name_is_refused(site: Path) -> None:

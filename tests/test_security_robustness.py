@@ -101,9 +101,13 @@ print(os.environ.get("BAIDU_PUSH_TOKEN", "no token"))
 print("x" * 1_000_000)
 
 # %% name="daemon"
-daemon = "import os, sys, time; open(sys.argv[1], 'w').write(str(os.getpid())); time.sleep(600)"
-subprocess.Popen([sys.executable, "-c", daemon, os.environ["DAEMON_PID_FILE"]], start_new_session=True,
-                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+# A double fork: the first child exits at once, so the daemon (in its own session) is no process's child
+# in the kernel's tree.
+daemon = ("import os, sys, time\\n"
+          "if os.fork():\\n    os._exit(0)\\n"
+          "os.setsid()\\nopen(sys.argv[1], 'w').write(str(os.getpid()))\\ntime.sleep(600)")
+subprocess.run([sys.executable, "-c", daemon, os.environ["DAEMON_PID_FILE"]], check=True,
+               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 import time
 for _ in range(100):
     if os.path.exists(os.environ["DAEMON_PID_FILE"]) and open(os.environ["DAEMON_PID_FILE"]).read():
@@ -290,9 +294,11 @@ def test_a_state_file_whose_engine_is_a_list_is_a_message(tmp_path: Path) -> Non
         SubmitState.load(path)
 
 
-def test_a_malformed_endpoint_is_bad_input(tmp_path: Path, capsys) -> None:
+@pytest.mark.parametrize("engine", ["baidu", "google"])
+def test_a_malformed_endpoint_is_bad_input(engine: str, tmp_path: Path, monkeypatch, capsys) -> None:
     repo = write_repo(tmp_path / "repo", pages(1))
-    code = main(["submit", "indexnow", "-f", str(repo / "mkdocs.yml"), "--endpoint", "http://[::1/x"])
+    monkeypatch.setenv("BAIDU_PUSH_TOKEN", "tok-123")
+    code = main(["submit", engine, "-f", str(repo / "mkdocs.yml"), "--endpoint", "http://[::1/x"])
     assert code == 2 and "--endpoint 'http://[::1/x': give an absolute http(s) URL" in capsys.readouterr().err
 
 
