@@ -18,9 +18,10 @@ from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
-from perfblog.core import posts, project
+from perfblog.core import project
 from perfblog.core.errors import BlogError, ProjectError
 from perfblog.core.fsio import atomic_write
+from perfblog.core.posts import check_sources
 from perfblog.seo import (
     audit,
     cards,
@@ -149,9 +150,14 @@ class SeoPlugin(BasePlugin[SeoConfig]):
             count=self.config.seo_related_count,
         )
 
-    @event_priority(-100)  # after Material's blog plugin (-50) has attached its posts, drafts left out
+    @event_priority(-100)  # after Material's blog plugin (-50) has placed its posts by their slugs
     def on_nav(self, nav: Navigation, config: MkDocsConfig, files: Files) -> Navigation:
-        """A build names the drafts it leaves out, so a post kept back by `draft: true` is no surprise."""
+        """Every file the build writes lies inside site_dir (a post's slug cannot place a page elsewhere);
+        a build names the drafts it leaves out, so a post kept back by `draft: true` is no surprise."""
+        try:
+            pages.check_destinations(((f.src_uri, f.abs_dest_path) for f in files), Path(config.site_dir))
+        except SeoError as exc:
+            raise PluginError(f"seo: {exc}") from exc
         left_out = [] if self.serving else pages.drafts_left_out(files, self.layout.posts_dir)
         if left_out:
             named = ", ".join(path.relative_to(self.layout.root).as_posix() for path in left_out)
@@ -166,19 +172,10 @@ class SeoPlugin(BasePlugin[SeoConfig]):
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
         """Each Markdown page is UTF-8 with front matter that is a mapping, or the build stops naming it."""
         try:
-            posts.check_sources(Path(f.abs_src_path) for f in files.documentation_pages() if f.abs_src_path)
+            check_sources(Path(f.abs_src_path) for f in files.documentation_pages() if f.abs_src_path)
         except BlogError as exc:
             raise PluginError(f"seo: {exc}") from exc
         return files
-
-    def on_nav(self, nav: Any, config: MkDocsConfig, files: Files) -> Any:
-        """Every file the build writes lies inside site_dir: a post's slug cannot place a page elsewhere
-        (Material's blog plugin has placed the posts by their slugs in its on_files)."""
-        try:
-            pages.check_destinations(((f.src_uri, f.abs_dest_path) for f in files), Path(config.site_dir))
-        except SeoError as exc:
-            raise PluginError(f"seo: {exc}") from exc
-        return nav
 
     def on_pre_build(self, config: MkDocsConfig) -> None:
         self.records: list[pages.SitePage] = []

@@ -559,7 +559,8 @@ def check_jsonld(p: PageFacts) -> Iterator[Finding]:
             yield JSONLD_INVALID.at(p.page, f"JSON-LD does not parse: {exc}", f"JSON-LD 无法解析：{exc}")
             continue
         except RecursionError:
-            yield JSONLD_INVALID.at(p.page, "JSON-LD is nested too deeply to read", "JSON-LD 嵌套太深，无法读")
+            yield JSONLD_INVALID.at(p.page, "JSON-LD is nested too deeply to read",
+                                    "JSON-LD 嵌套太深，无法读取")
             continue
         items = data if isinstance(data, list) else [data]
         for item in items:
