@@ -3,7 +3,6 @@
     BlogError
     ├── ProjectError          no site here, or its mkdocs.yml cannot be loaded (names the file)
     ├── FontError             no CJK font to draw images with, or the named one draws no Chinese
-    ├── PostError             a page's file is not UTF-8 or its front matter not a mapping (names it)
     ├── perfblog.generator.errors.GeneratorError   (and its subclasses)
     └── perfblog.seo.errors.SeoError               (and its subclasses)
 
@@ -23,7 +22,3 @@ class ProjectError(BlogError):
 
 class FontError(BlogError):
     """No CJK font was found to draw with, or the configured file is no font that draws Chinese."""
-
-
-class PostError(BlogError):
-    """A page's file cannot be read as a post; the message names the file (and line)."""

@@ -11,7 +11,12 @@ from pathlib import Path
 
 import yaml
 
-from perfblog.core.errors import PostError
+from perfblog.core.errors import BlogError
+
+
+class PostError(BlogError):
+    """A page's file cannot be read as a post; the message names the file (and line). (Here, not in
+    ``core.errors``, which snippets import through the harness: changing that file stales every result.)"""
 
 
 def display_path(path: Path) -> str:
