@@ -1,4 +1,5 @@
-"""The one atomic writer: results, reports, state files and keys are never seen half written."""
+"""The one atomic writer (results, reports, state files and keys are never seen half written), and paths
+as messages show them."""
 
 from __future__ import annotations
 
@@ -33,3 +34,11 @@ def atomic_write(path: Path, data: bytes) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+def display_path(path: Path) -> str:
+    """A path as messages show it: relative to the working directory when it is below it."""
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return str(path)

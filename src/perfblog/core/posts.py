@@ -12,19 +12,12 @@ from pathlib import Path
 import yaml
 
 from perfblog.core.errors import BlogError
+from perfblog.core.fsio import display_path
 
 
 class PostError(BlogError):
     """A page's file cannot be read as a post; the message names the file (and line). (Here, not in
     ``core.errors``, which snippets import through the harness: changing that file stales every result.)"""
-
-
-def display_path(path: Path) -> str:
-    """A path as messages show it: relative to the working directory when it is below it."""
-    try:
-        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
-    except ValueError:
-        return str(path)
 
 
 def check_sources(paths: Iterable[Path]) -> None:

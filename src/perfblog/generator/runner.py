@@ -437,7 +437,6 @@ def _capped(text: str, room: list[int]) -> str:
     return text if len(text) <= keep else truncate(text, keep)
 
 
-
 def scrubber(project: Path) -> Callable[[str], str]:
     """What every captured text goes through before it is stored, and so published (after ``terminal``
     has removed control sequences: all of them, or all but colours in stream and plain text).

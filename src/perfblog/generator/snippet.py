@@ -21,6 +21,7 @@ from typing import Any
 import yaml
 
 from perfblog.core.conventions import SNIPPET_SUFFIXES
+from perfblog.core.fsio import display_path
 from perfblog.generator import hidden, notebook
 from perfblog.generator.celltags import NAME_PREFIX, OPTION_TAGS, Tag, display_tags
 from perfblog.generator.device import DECLARATIONS
@@ -411,14 +412,6 @@ def _inside(path: Path, root: Path) -> bool:
 
 def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
-
-
-def display_path(path: Path) -> str:
-    """A path as messages show it: relative to the working directory when it is below it."""
-    try:
-        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
-    except ValueError:
-        return str(path)
 
 
 def discover(root: Path) -> list[Path]:
