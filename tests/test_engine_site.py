@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from perfblog.generator import device
+from perfblog.generator.result import digest
 
 pytestmark = [pytest.mark.kernel, pytest.mark.mkdocs]
 
@@ -157,6 +158,7 @@ def test_a_cpu_build_shows_a_fresh_gpu_result_and_never_overwrites_it(site: Path
     gpu["values"]["speedup"]["value"] = 12.5
     h200 = {"name": "NVIDIA H200", "driver": "570.86", "cuda": "12.8", "capability": "9.0"}
     gpu["provenance"].update(gpu=h200, torch="2.11.0", ran_at="2026-12-01T08:00:00Z", device="NVIDIA H200")
+    gpu["digest"] = digest(gpu)  # as `blog run` on the GPU machine would have written it
     gpu_file = folder / "cuda-nvidia-h200.json"
     gpu_file.write_text(json.dumps(gpu, indent=1, sort_keys=True))
     before = gpu_file.read_bytes()
