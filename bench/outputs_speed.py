@@ -68,8 +68,8 @@ def prerender(site: Path) -> int:
     return count
 
 
-def timed_build(site: Path) -> tuple[float, float]:
-    """Wall and CPU seconds of one `mkdocs build` process."""
+def timed_build(site: Path) -> interleaved.Run:
+    """Wall and CPU seconds and peak memory of one `mkdocs build` process."""
     return interleaved.mkdocs_build(site, BLOG_EXEC_MODE="frozen")
 
 

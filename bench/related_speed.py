@@ -14,26 +14,14 @@ from __future__ import annotations
 
 import argparse
 import random
-import re
 import statistics
 import time
-from pathlib import Path
+
+from prose import sentences
 
 from perfblog.seo import related, text
 
-ROOT = Path(__file__).resolve().parents[1]
 TOPICS = 40
-
-
-def sentences() -> list[str]:
-    """The prose sentences of the repository's Chinese posts, embeds and code removed."""
-    found = []
-    for path in sorted((ROOT / "posts" / "posts").glob("*.md")):
-        source = path.read_text(encoding="utf-8")
-        body = re.sub(r"```.*?```|<%.*?%>|^---.*?^---", " ", source, flags=re.S | re.M)
-        found += [s.strip() + "。" for s in re.split(r"[。！？\n]", body)
-                  if text.is_chinese(s) and len(s) > 12]
-    return found
 
 
 def posts(count: int, pool: list[str], seed: int = 0) -> list[related.Post]:

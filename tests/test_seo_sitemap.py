@@ -155,7 +155,8 @@ def repo(tmp_path) -> Path:
 def _lastmod(repo: Path, meta: dict) -> datetime | None:
     post = repo / "posts" / "post.md"
     stems = ["bench"]  # what the snippets plugin lists in the page's meta for this post
-    return lastmod.page_lastmod(meta, post, stems, repo, repo / "snippets", repo / "snippets" / "_results")
+    history = lastmod.History(repo)
+    return lastmod.page_lastmod(meta, post, stems, history, repo / "snippets", repo / "snippets" / "_results")
 
 
 def test_git_history_of_the_post_and_what_it_embeds_dates_it(repo, tmp_path, urlset_schema):
@@ -175,5 +176,6 @@ def test_front_matter_updated_wins_over_git(repo):
 def test_outside_git_the_date_is_used(tmp_path):
     post = tmp_path / "post.md"
     post.write_text("x")
-    found = lastmod.page_lastmod({"date": "2024-01-05"}, post, [], tmp_path, tmp_path, tmp_path)
+    history = lastmod.History(tmp_path)
+    found = lastmod.page_lastmod({"date": "2024-01-05"}, post, [], history, tmp_path, tmp_path)
     assert found == datetime(2024, 1, 5, tzinfo=UTC)

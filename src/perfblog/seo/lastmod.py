@@ -8,13 +8,16 @@ page embeds, the snippets plugin says in the page's meta (``conventions.EMBEDS_M
 
 from __future__ import annotations
 
+import logging
 import subprocess
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import UTC, date, datetime, time
 from pathlib import Path
 
 from perfblog.core.conventions import SNIPPET_SUFFIXES
 from perfblog.seo.errors import ConfigError
+
+log = logging.getLogger("mkdocs.plugins.seo")
 
 
 def to_datetime(value: object, source: str = "front matter") -> datetime | None:
@@ -58,33 +61,110 @@ def snippet_paths(stems: Iterable[str], snippets_dir: Path, results_dir: Path) -
     return paths
 
 
-def git_lastmod(paths: Iterable[Path], repo: Path) -> datetime | None:
-    """Committer date of the newest commit touching any of `paths`; None outside git or if never committed."""
-    args = [str(p) for p in paths]
-    if not args:
-        return None
+class History:
+    """The git history of the project, read in one walk the first time a page asks: for each file and
+    folder, the newest commit that touched it.
+
+    `lastmod(paths)` is what `git log -1 --format=%cI -- PATHS` says (a folder stands for the files
+    under it; a merge counts when it changed PATHS against each of its parents), without a process
+    per page. One case differs: a change made on a side branch and then discarded by the merge
+    still dates the file here, where git's history simplification hides it. In a shallow clone (a
+    depth-1 CI checkout) the history is cut: every page would be dated by the one commit there, so
+    no page is dated by git, and the build warns once.
+    """
+
+    def __init__(self, repo: Path) -> None:
+        self.repo = repo
+        self._walked = False
+        self._top: Path | None = None
+        self._dates: list[datetime] = []  # by commit, newest first
+        self._newest: dict[str, int] = {}  # file or folder, relative to the top -> its newest commit
+        self._merges: list[tuple[int, list[set[str]]]] = []  # (commit, what it changed against each parent)
+
+    def lastmod(self, paths: Iterable[Path]) -> datetime | None:
+        """Committer date of the newest commit touching any of `paths`; None outside git, in a shallow
+        clone, or if none was ever committed."""
+        if not self._walked:
+            self._walk()
+        if self._top is None:
+            return None
+        names = {self._relative(p) for p in paths} - {""}
+        newest = min((n for name in names if (n := self._newest.get(name)) is not None), default=None)
+        for number, changes in self._merges:  # newest first
+            if newest is not None and number > newest:
+                break
+            if all(names & changed for changed in changes):
+                return self._dates[number]
+        return None if newest is None else self._dates[newest]
+
+    def _relative(self, path: Path) -> str:
+        try:
+            return path.resolve().relative_to(self._top).as_posix()
+        except ValueError:  # outside the repository
+            return ""
+
+    def _walk(self) -> None:
+        self._walked = True
+        where = _git(["rev-parse", "--is-shallow-repository", "--show-toplevel"], self.repo)
+        if where is None or len(where.split("\n")) < 2:
+            return
+        shallow, top = where.split("\n")[:2]
+        if shallow.strip() == "true":
+            log.warning("seo: %s is a shallow clone: pages are dated by their front matter, not by git "
+                        "(fetch the whole history, e.g. fetch-depth: 0)", top)
+            return
+        # A record per commit, and per parent of a merge (-m): RS, hash, date and parents, NUL, then the
+        # files changed (against that parent), each ending in NUL.
+        walk = _git(["-c", "core.quotepath=off", "log", "--no-renames", "-m", "--name-only", "-z",
+                     "--format=%x1e%H %cI %P"], self.repo)  # fmt: skip
+        if walk is None:
+            return
+        self._top = Path(top).resolve()
+        merges: dict[str, tuple[int, int, list[set[str]]]] = {}  # hash -> (commit, parents, changes)
+        for record in walk.split("\x1e")[1:]:
+            header, _, listed = record.partition("\0")
+            commit, stamp, *parents = header.split(" ")
+            names = [name for name in listed.lstrip("\n").split("\0") if name]
+            if len(parents) > 1:
+                if commit not in merges:
+                    merges[commit] = (len(self._dates), len(parents), [])
+                    self._dates.append(datetime.fromisoformat(stamp))
+                merges[commit][2].append({folder for name in names for folder in _and_folders(name)})
+                continue
+            number = len(self._dates)
+            self._dates.append(datetime.fromisoformat(stamp))
+            for name in names:
+                for folder in _and_folders(name):
+                    if folder in self._newest:  # and so is every folder above it
+                        break
+                    self._newest[folder] = number
+        # A merge with no change against some parent (its records fewer than its parents) never counts.
+        self._merges = sorted((n, changes) for n, parents, changes in merges.values()
+                              if len(changes) == parents)  # fmt: skip
+
+
+def _and_folders(name: str) -> Iterator[str]:
+    """A file's path, then each folder above it: `a/b/c.md`, `a/b`, `a`."""
+    while name:
+        yield name
+        name = name.rpartition("/")[0]
+
+
+def _git(args: list[str], repo: Path) -> str | None:
+    """The output of one git command in `repo`; None outside git, without git or on failure."""
     try:
-        out = subprocess.run(
-            ["git", "log", "-1", "--format=%cI", "--", *args],
-            cwd=repo,
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=30,
-        )
+        done = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=False,
+                              timeout=120, encoding="utf-8", errors="surrogateescape")  # fmt: skip
     except (OSError, subprocess.TimeoutExpired):
         return None
-    stamp = out.stdout.strip()
-    if out.returncode != 0 or not stamp:
-        return None
-    return datetime.fromisoformat(stamp)
+    return done.stdout.strip("\n") if done.returncode == 0 else None
 
 
 def page_lastmod(
     meta: Mapping,
     source: Path,
     stems: Iterable[str],
-    repo: Path,
+    history: History,
     snippets_dir: Path,
     results_dir: Path,
 ) -> datetime | None:
@@ -92,6 +172,6 @@ def page_lastmod(
     published, updated = front_matter_dates(meta, str(source))
     if updated:
         return updated
-    history = git_lastmod([source, *snippet_paths(stems, snippets_dir, results_dir)], repo)
-    candidates = [d for d in (published, history) if d is not None]
+    dated = history.lastmod([source, *snippet_paths(stems, snippets_dir, results_dir)])
+    candidates = [d for d in (published, dated) if d is not None]
     return max(candidates) if candidates else None

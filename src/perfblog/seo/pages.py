@@ -70,6 +70,11 @@ class Site:
     verification: Mapping[str, str] | None = None
     feed: str | None = None
     noindex_archives: bool = True  # Material's date archives say "noindex, follow"
+    history: lastmod.History | None = None  # the git history of `repo`, walked once; made from `repo`
+
+    def __post_init__(self) -> None:
+        if self.history is None:
+            object.__setattr__(self, "history", lastmod.History(self.repo))
 
 
 @dataclass(frozen=True)
@@ -307,9 +312,10 @@ def describe(page: Page, site: Site, translations: Translations | None = None,
     modified = None
     if is_post and src_path is not None:
         stems = meta.get(EMBEDS_META) or ()
-        modified = lastmod.page_lastmod(meta, src_path, stems, site.repo, site.snippets_dir, site.results_dir)
+        modified = lastmod.page_lastmod(meta, src_path, stems, site.history, site.snippets_dir,
+                                        site.results_dir)  # fmt: skip
     elif src_path is not None:
-        modified = updated or lastmod.git_lastmod([src_path], site.repo)
+        modified = updated or site.history.lastmod([src_path])
     if is_post:
         modified = modified or published  # JSON-LD dateModified and the sitemap's lastmod are one value
     front_author = meta.get("author")
