@@ -12,15 +12,22 @@ The signature fits Material's blog plugin, which calls ``post_slugify(title, sep
     plugins:
       - blog:
           post_slugify: !!python/name:perfblog.core.slug.slugify
+
+pypinyin's dictionaries take about 55 MiB and a third of a second to load, for spellings that never
+change: pypinyin is imported on the first title it has to spell, and a build keeps the spellings in
+a file between builds (`remember`), so a build whose titles were all spelt before never loads it.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import unicodedata
+from importlib import metadata
+from pathlib import Path
 
-from pypinyin import Style, lazy_pinyin
+from perfblog.core.fsio import atomic_write
 
 #: Slugs longer than this are cut at a word boundary; a site's URL then stays under Yoast's 75.
 MAX_LENGTH = 60
@@ -54,8 +61,72 @@ def slugify(title: str, separator: str = "-", max_length: int | None = MAX_LENGT
     return slug[:max_length] if max_length is not None else slug
 
 
+class _Spellings:
+    """The words of each title spelt so far: in this process, and in the file `remember` names."""
+
+    def __init__(self) -> None:
+        self.words: dict[str, list[str]] = {}
+        self.path: Path | None = None
+        self.changed = False
+
+    @staticmethod
+    def version() -> str:
+        """What a stored spelling depends on: pypinyin's version and this module's own readings."""
+        try:
+            pinyin = metadata.version("pypinyin")
+        except metadata.PackageNotFoundError:
+            pinyin = "?"
+        readings = hashlib.sha1(json.dumps(READINGS, sort_keys=True).encode()).hexdigest()[:12]
+        return f"{pinyin}:{readings}"
+
+    def load(self, path: Path) -> None:
+        self.path, self.changed = path, False
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return
+        if not isinstance(data, dict) or data.get("version") != self.version():
+            return
+        stored = data.get("words")
+        for title, words in stored.items() if isinstance(stored, dict) else ():
+            if isinstance(words, list) and all(isinstance(w, str) for w in words):
+                self.words.setdefault(title, words)
+
+    def save(self) -> None:
+        if self.path is None or not self.changed:
+            return
+        data = {"version": self.version(), "words": dict(sorted(self.words.items()))}
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(self.path, json.dumps(data, ensure_ascii=False, indent=0).encode("utf-8"))
+        self.changed = False
+
+
+_SPELLINGS = _Spellings()
+
+
+def remember(path: Path) -> None:
+    """Keep spellings in `path` (a JSON cache) between processes; `save_spellings` writes new ones."""
+    _SPELLINGS.load(path)
+
+
+def save_spellings() -> None:
+    """Write the spellings learnt since `remember` (nothing when there are none)."""
+    _SPELLINGS.save()
+
+
 def _words(title: str) -> list[str]:
     """Split a title into ASCII words: pinyin syllables for Han characters, letters and digits else."""
+    known = _SPELLINGS.words.get(title)
+    if known is None:
+        known = _SPELLINGS.words[title] = _spell(title)
+        _SPELLINGS.changed = True
+    return list(known)
+
+
+def _spell(title: str) -> list[str]:
+    """The words of `title`, spelt by pypinyin."""
+    from pypinyin import Style, lazy_pinyin  # on the first title not spelt before (see the module doc)
+
     words: list[str] = []
     title = _READING.sub(lambda m: f" {READINGS[m.group()]} ", unicodedata.normalize("NFKC", title))
     for chunk in lazy_pinyin(title, style=Style.NORMAL, errors=_keep):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Container, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -58,30 +58,35 @@ _PERMALINKS = etree.XPath(
     " | //*[self::h1 or self::h2 or self::h3 or self::h4 or self::h5 or self::h6]/a[starts-with(@href, '#')]"
 )
 _WORDLIKE = re.compile(r"\w")
-_META = etree.XPath("//head/meta[@name or @property]")
-_TITLE = etree.XPath("//head/title")
-_CANONICAL = etree.XPath("//head/link[@rel='canonical']/@href")
+# XPaths that return strings are made with smart_strings=False: lxml's "smart" strings keep a reference
+# to their element, and so the whole parsed page alive for as long as the audit keeps the string.
+# These four and _HREFLANG, _BLOCKING are asked of the <head> element.
+_META = etree.XPath("meta[@name or @property]")
+_TITLE = etree.XPath("title")
+_CANONICAL = etree.XPath("link[@rel='canonical']/@href", smart_strings=False)
 _JSONLD = etree.XPath("//script[@type='application/ld+json']")
 _H1 = etree.XPath("//body//h1")
 _IMAGES = etree.XPath("//body//img")
-_IDS = etree.XPath("//@id | //a/@name")
+_IDS = etree.XPath("//@id | //a/@name", smart_strings=False)
 _ELEMENTS = etree.XPath("count(//*)")
-_RESOURCES = etree.XPath("//link[@rel='stylesheet']/@href | //script/@src | //img/@src")
+_RESOURCES = etree.XPath("//link[@rel='stylesheet']/@href | //script/@src | //img/@src", smart_strings=False)
 _HEADINGS = etree.XPath(".//*[self::h1 or self::h2 or self::h3 or self::h4 or self::h5 or self::h6]")
 _SIZED = re.compile(r"\bwidth\s*:.*\bheight\s*:|\bheight\s*:.*\bwidth\s*:", re.IGNORECASE | re.DOTALL)
 _ANCHORS = etree.XPath("//body//a[@href]")
-_CONTENT_HREFS = etree.XPath(".//a/@href")
+_CONTENT_HREFS = etree.XPath(".//a/@href", smart_strings=False)
 #: Links in the text, less those in list entries (Material's post excerpts on index, archive, category).
 _AUTHORED_HREFS = etree.XPath(
-    ".//a[not(ancestor::*[contains(concat(' ', @class, ' '), ' md-post--excerpt ')])]/@href"
+    ".//a[not(ancestor::*[contains(concat(' ', @class, ' '), ' md-post--excerpt ')])]/@href",
+    smart_strings=False,
 )
 _H2 = etree.XPath(".//h2")
-_HREFLANG = etree.XPath("//head/link[@hreflang][translate(@rel, 'ALTERNATE', 'alternate')='alternate']")
+_HREFLANG = etree.XPath("link[@hreflang][translate(@rel, 'ALTERNATE', 'alternate')='alternate']")
 # What holds the first paint: stylesheets (unless for print) and scripts without async, defer or module.
 _BLOCKING = etree.XPath(
-    "//head/link[contains(concat(' ', translate(@rel, 'STYLESHEET', 'stylesheet'), ' '), ' stylesheet ')]"
+    "link[contains(concat(' ', translate(@rel, 'STYLESHEET', 'stylesheet'), ' '), ' stylesheet ')]"
     "[@href][not(@disabled)][not(@media='print')]/@href"
-    " | //head/script[@src][not(@async)][not(@defer)][not(@type='module')]/@src"
+    " | script[@src][not(@async)][not(@defer)][not(@type='module')]/@src",
+    smart_strings=False,
 )
 _PARAGRAPHS = etree.XPath(".//p")
 
@@ -151,7 +156,11 @@ def _decoded(html: bytes) -> str | bytes:
 
 
 def read_page(html: bytes, page: str) -> PageFacts:
-    """Extract what the rules need from one page's HTML; `page` is its path relative to the site."""
+    """Extract what the rules need from one page's HTML; `page` is its path relative to the site.
+
+    The page is parsed once and searched by XPath, in C; Python sees of the navigation Material
+    repeats on every page only its links (their `href` and text).
+    """
     try:
         doc = lxml.html.document_fromstring(_decoded(html))
     except (etree.ParserError, ValueError) as exc:
@@ -159,10 +168,13 @@ def read_page(html: bytes, page: str) -> PageFacts:
     facts = PageFacts(page=page, lang=(doc.get("lang") or "").strip() or None, size=len(html))
     facts.elements = int(_ELEMENTS(doc))  # the DOM as served, nothing dropped yet
     facts.ids = frozenset(_IDS(doc))
-    facts.resources = list(_RESOURCES(doc))
-    titles = _TITLE(doc)
+    parts = _Parts.of(doc)
+    facts.resources = parts.resources
+    facts.jsonld = [s.text or "" for s in parts.jsonld]
+    head = parts.head
+    titles = _TITLE(head) if head is not None else []
     facts.title = _text(titles[0]) if titles else None
-    for meta in _META(doc):
+    for meta in _META(head) if head is not None else ():
         name = (meta.get("name") or meta.get("property") or "").strip().lower()
         content = (meta.get("content") or "").strip()
         if name == "description":
@@ -175,19 +187,23 @@ def read_page(html: bytes, page: str) -> PageFacts:
             facts.bot_robots[name] = content.lower()
         elif name.startswith("og:"):
             facts.og[name] = content
-    canonical = _CANONICAL(doc)
+    canonical = _CANONICAL(head) if head is not None else []
     facts.canonical = canonical[0].strip() if canonical else None
-    facts.jsonld = [s.text or "" for s in _JSONLD(doc)]
-    for mark in _PERMALINKS(doc):
+    dropped: set[etree._Element] = set()
+    for mark in parts.permalinks:
         if mark.getparent() is not None and not _WORDLIKE.search(mark.text_content()):
+            dropped.update(mark.iter())
             mark.drop_tree()
-    facts.h1 = [_text(h) for h in _H1(doc)]
-    facts.images = [(img.get("src", ""), img.get("alt")) for img in _IMAGES(doc)]
-    facts.hreflang = [(x.get("hreflang", "").strip(), x.get("href", "").strip()) for x in _HREFLANG(doc)]
-    facts.blocking = [str(url).strip() for url in _BLOCKING(doc)]
-    facts.unsized_images = [img.get("src", "") for img in _IMAGES(doc) if not _sized(img)]
-    facts.anchors = [(a.get("href"), _text(a)) for a in _ANCHORS(doc)]
-    root = next((found[0] for xp in _CONTENT_ROOTS if (found := xp(doc))), doc)  # bodiless: the page
+    kept = (lambda found: [e for e in found if e not in dropped]) if dropped else list  # as if found now
+    facts.h1 = [_text(h) for h in kept(parts.h1)]
+    images = kept(parts.images)
+    facts.images = [(img.get("src", ""), img.get("alt")) for img in images]
+    if head is not None:
+        facts.hreflang = [(x.get("hreflang", "").strip(), x.get("href", "").strip()) for x in _HREFLANG(head)]
+        facts.blocking = [str(url).strip() for url in _BLOCKING(head)]
+    facts.unsized_images = [img.get("src", "") for img in images if not _sized(img)]
+    facts.anchors = [(a.get("href"), _text(a)) for a in kept(parts.anchors)]
+    root = next((found[0] for xp in parts.roots if (found := xp(doc))), doc)  # bodiless: the page
     for element in _NOT_TEXT(root):
         if element.getparent() is not None:
             element.drop_tree()
@@ -200,8 +216,54 @@ def read_page(html: bytes, page: str) -> PageFacts:
     facts.intro = _opening([t for p in _PARAGRAPHS(root) if (t := _text(p))])
     facts.body = _text(root)
     if facts.is_post:  # segmentation is the costly part; only posts need it
-        facts.tokens = text.default_segmenter().tokens(facts.body)
+        facts.tokens = text.default_segmenter().tokens(facts.body_normalized, normalized=True)
     return facts
+
+
+@dataclass
+class _Parts:
+    """The elements of a page the facts come from. A page shaped as parsers shape HTML (a root `html`
+    holding `head` and `body`) is asked cheap queries, the head's of the head alone; any other gets
+    the same queries over the whole document (`_Parts.slowly`)."""
+
+    head: etree._Element | None
+    resources: list[str]  # stylesheets' href, scripts' and images' src, in document order
+    jsonld: list[etree._Element]
+    permalinks: list[etree._Element]
+    h1: list[etree._Element]  # in the body, and so are the next three
+    images: list[etree._Element]
+    anchors: list[etree._Element]
+    roots: tuple[etree.XPath, ...]  # where the text may be: Material's md-content, else main, article, body
+
+    @classmethod
+    def of(cls, doc: etree._Element) -> _Parts:
+        if doc.tag != "html" or any(child.tag not in _PARTS_OF_HTML for child in doc):
+            return cls.slowly(doc)
+        return cls(doc.find("head"), _RESOURCES(doc), _JSONLD(doc), _FAST_PERMALINKS(doc), _H1(doc),
+                   _IMAGES(doc), _ANCHORS(doc), _FAST_ROOTS)  # fmt: skip
+
+    @classmethod
+    def slowly(cls, doc: etree._Element) -> _Parts:
+        heads = doc.xpath("//head")
+        return cls(heads[0] if heads else None, _RESOURCES(doc), _JSONLD(doc), _PERMALINKS(doc), _H1(doc),
+                   _IMAGES(doc), _ANCHORS(doc), _CONTENT_ROOTS)  # fmt: skip
+
+
+_PARTS_OF_HTML = {"head", "body", etree.Comment, etree.ProcessingInstruction}
+# The same as _PERMALINKS and _CONTENT_ROOTS, with the cheap test first: most elements fail it.
+_FAST_PERMALINKS = etree.XPath(
+    "//*[contains(@class, 'headerlink')][contains(concat(' ', @class, ' '), ' headerlink ')]"
+    " | //a[starts-with(@href, '#')][parent::h1 or parent::h2 or parent::h3 or parent::h4 or parent::h5"
+    " or parent::h6]"
+)
+_FAST_ROOTS = (
+    etree.XPath(
+        "/html/body//div[contains(@class, 'md-content')][contains(concat(' ', @class, ' '), ' md-content ')]"
+    ),
+    etree.XPath("/html/body//main"),
+    etree.XPath("/html/body//article"),
+    etree.XPath("/html/body"),
+)
 
 
 def _sized(img: etree._Element) -> bool:
@@ -227,18 +289,36 @@ def _url_path(rel: str) -> str:
     return rel.removesuffix("index.html")
 
 
-def iter_pages(site_dir: Path) -> Iterator[tuple[str, bytes]]:
-    """(relative path, bytes) of each HTML document under `site_dir`, sorted; skips files without <html>,
-    and what is not a file (a folder named x.html, a dangling link), which never aborts the audit."""
-    for path in sorted(site_dir.rglob("*.html")):
-        if not path.is_file():
+def page_order(rel: str) -> tuple[str, ...]:
+    """The order pages are audited and reported in: their paths, folder by folder."""
+    return tuple(rel.split("/"))
+
+
+def html_files(site_dir: Path) -> list[str]:
+    """Paths of the `.html` files under `site_dir`, relative to it, in `page_order`."""
+    found = (path.relative_to(site_dir).as_posix() for path in site_dir.rglob("*.html"))
+    return sorted(found, key=page_order)
+
+
+def is_document(data: bytes) -> bool:
+    """Whether a `.html` file is a document to audit (it has `<html`; a fragment or redirect stub is not)."""
+    return b"<html" in data[:4096].lower()
+
+
+def iter_pages(site_dir: Path, skip: Container[str] = ()) -> Iterator[tuple[str, bytes]]:
+    """(relative path, bytes) of each HTML document under `site_dir` not in `skip`, in `page_order`."""
+    for rel in html_files(site_dir):
+        if rel in skip:
+            continue
+        path = site_dir / rel
+        if not path.is_file():  # a folder named x.html, a dangling link: never aborts the audit
             continue
         try:
             data = path.read_bytes()
         except OSError as exc:
             raise AuditError(f"{path}: cannot read it: {exc.strerror or exc}") from exc
-        if b"<html" in data[:4096].lower():
-            yield path.relative_to(site_dir).as_posix(), data
+        if is_document(data):
+            yield rel, data
 
 
 def read_site(site_dir: Path) -> list[PageFacts]:
@@ -248,49 +328,89 @@ def read_site(site_dir: Path) -> list[PageFacts]:
     return [read_page(html, rel) for rel, html in iter_pages(site_dir)]
 
 
-def audit_site(site_dir: Path, pages: list[PageFacts] | None = None) -> AuditReport:
-    """Audit every page under `site_dir` (``pages``: their facts, when the caller has read them)."""
-    if pages is None:
-        pages = read_site(site_dir)
-    robots = robots_txt.read(site_dir)
-    results: dict[str, PageResult] = {}
-    index = sitewide.SiteIndex(site_dir)
-    for facts in pages:
-        index.add(facts)
-        findings = list(page_findings(facts))
-        if robots and not facts.noindex:
-            findings.extend(_robots_findings(facts, robots))
-        results[facts.page] = PageResult(
+class Auditor:
+    """Audits pages as they come, then the site: a page's own rules run when it is added and only what
+    the site-wide rules compare is kept, so memory does not grow with the text of the site.
+
+    The build adds each page as it renders it (its HTML parsed once); `audit_site` adds the files.
+    """
+
+    def __init__(self, site_dir: Path) -> None:
+        self.site_dir = site_dir
+        self._results: dict[str, PageResult] = {}
+        self._linked: list[links.Linked] = []
+        self._index = sitewide.SiteIndex(site_dir)
+
+    def __contains__(self, page: str) -> bool:
+        return page in self._results
+
+    def add(self, facts: PageFacts) -> PageResult:
+        """Audit one page; its findings so far (the site-wide ones are added by `finish`)."""
+        self._index.add(facts)
+        self._linked.append(links.Linked.of(facts))
+        result = PageResult(
             facts.page, facts.title, facts.description, facts.canonical, facts.noindex, facts.is_post,
-            facts.words, findings, facts.hreflang, facts.lang,
+            facts.words, list(page_findings(facts)), facts.hreflang, facts.lang,
         )  # fmt: skip
-    for finding in links.findings(pages):
-        results[finding.page].findings.append(finding)
-    report = AuditReport(list(results.values()))
-    _duplicates(report.pages, "title", rules.TITLE_DUPLICATE)
-    _duplicates(report.pages, "description", rules.DESCRIPTION_DUPLICATE)
-    _not_reciprocal(report.pages)
-    listed: set[str] = set()
-    try:
-        listed = set(sitemap.locs(site_dir))
-    except SitemapError as exc:
-        report.site_findings.append(rules.SITEMAP_INVALID.at(
-            "sitemap.xml", str(exc), f"sitemap.xml 无法读取：{exc}"))
-    _noindex_in_sitemap(report.pages, listed)
-    declared = robots.sitemaps[0] if robots and robots.sitemaps else None
-    for finding in index.findings(sorted(listed), declared):
-        if finding.page in results:
+        self._results[facts.page] = result
+        return result
+
+    def add_files(self) -> None:
+        """Audit the documents under the site folder that were not added yet (404.html, copied pages)."""
+        if not self.site_dir.is_dir():
+            raise AuditError(f"{self.site_dir}: not a folder of built HTML")
+        for rel, html in iter_pages(self.site_dir, skip=self._results):
+            self.add(read_page(html, rel))
+
+    @property
+    def linked(self) -> list[links.Linked]:
+        """Every page added, as the link graph sees it."""
+        return sorted(self._linked, key=lambda p: page_order(p.page))
+
+    def finish(self) -> AuditReport:
+        """The report: every page's findings, then the rules that compare pages, robots.txt and sitemaps."""
+        site_dir = self.site_dir
+        robots = robots_txt.read(site_dir)
+        results = {page: self._results[page] for page in sorted(self._results, key=page_order)}
+        if robots:
+            for result in results.values():
+                if not result.noindex:
+                    result.findings.extend(_robots_findings(result, robots))
+        for finding in links.findings(self.linked):
             results[finding.page].findings.append(finding)
-        else:
-            report.site_findings.append(finding)
-    if robots:
-        report.site_findings.extend(rules.ROBOTS_TXT_INVALID.at(
-            "robots.txt", line, f"robots.txt 有误：{line}")
-                                    for line in robots.errors)
-    return report
+        report = AuditReport(list(results.values()))
+        _duplicates(report.pages, "title", rules.TITLE_DUPLICATE)
+        _duplicates(report.pages, "description", rules.DESCRIPTION_DUPLICATE)
+        _not_reciprocal(report.pages)
+        listed: set[str] = set()
+        try:
+            listed = set(sitemap.locs(site_dir))
+        except SitemapError as exc:
+            report.site_findings.append(rules.SITEMAP_INVALID.at(
+                "sitemap.xml", str(exc), f"sitemap.xml 无法读取：{exc}"))
+        _noindex_in_sitemap(report.pages, listed)
+        declared = robots.sitemaps[0] if robots and robots.sitemaps else None
+        self._index.sort(page_order)
+        for finding in self._index.findings(sorted(listed), declared):
+            if finding.page in results:
+                results[finding.page].findings.append(finding)
+            else:
+                report.site_findings.append(finding)
+        if robots:
+            invalid = rules.ROBOTS_TXT_INVALID
+            report.site_findings.extend(invalid.at("robots.txt", line, f"robots.txt 有误：{line}")
+                                        for line in robots.errors)
+        return report
 
 
-def _robots_findings(facts: PageFacts, robots: robots_txt.Robots) -> Iterable[Finding]:
+def audit_site(site_dir: Path) -> AuditReport:
+    """Audit every page under `site_dir`."""
+    auditor = Auditor(site_dir)
+    auditor.add_files()
+    return auditor.finish()
+
+
+def _robots_findings(facts: PageResult, robots: robots_txt.Robots) -> Iterable[Finding]:
     path = urlsplit(facts.canonical).path if facts.canonical else "/" + _url_path(facts.page)
     blocked = [agent for agent in CRAWLERS if not robots.allowed(agent, path or "/")]
     if blocked:

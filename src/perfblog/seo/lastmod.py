@@ -9,6 +9,7 @@ page embeds, the snippets plugin says in the page's meta (``conventions.EMBEDS_M
 from __future__ import annotations
 
 import logging
+import os
 import subprocess
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import UTC, date, datetime, time
@@ -76,7 +77,7 @@ class History:
     def __init__(self, repo: Path) -> None:
         self.repo = repo
         self._walked = False
-        self._top: Path | None = None
+        self._top: str | None = None  # the repository's top folder, symbolic links resolved
         self._dates: list[datetime] = []  # by commit, newest first
         self._newest: dict[str, int] = {}  # file or folder, relative to the top -> its newest commit
         self._merges: list[tuple[int, list[set[str]]]] = []  # (commit, what it changed against each parent)
@@ -98,10 +99,15 @@ class History:
         return None if newest is None else self._dates[newest]
 
     def _relative(self, path: Path) -> str:
-        try:
-            return path.resolve().relative_to(self._top).as_posix()
-        except ValueError:  # outside the repository
-            return ""
+        """`path` relative to the top of the repository, as git names it; "" outside it."""
+        absolute = os.path.abspath(path)
+        if absolute.startswith(self._project + os.sep):  # the common case, without a system call
+            absolute = self._project_real + absolute[len(self._project):]
+        else:
+            absolute = os.path.realpath(absolute)
+        relative = os.path.relpath(absolute, self._top)
+        outside = relative == os.pardir or relative.startswith(os.pardir + os.sep)
+        return "" if outside else Path(relative).as_posix()
 
     def _walk(self) -> None:
         self._walked = True
@@ -119,7 +125,8 @@ class History:
                      "--format=%x1e%H %cI %P"], self.repo)  # fmt: skip
         if walk is None:
             return
-        self._top = Path(top).resolve()
+        self._top = os.path.realpath(top)
+        self._project, self._project_real = os.path.abspath(self.repo), os.path.realpath(self.repo)
         merges: dict[str, tuple[int, int, list[set[str]]]] = {}  # hash -> (commit, parents, changes)
         for record in walk.split("\x1e")[1:]:
             header, _, listed = record.partition("\0")

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from urllib.parse import urljoin, urlsplit
 
 from perfblog.seo.registry import Finding
@@ -35,6 +36,25 @@ def page_key(rel: str) -> str:
 
 
 @dataclass(frozen=True)
+class Linked:
+    """What the graph needs of one page: kept for every page of a build, so its text is not."""
+
+    page: str
+    canonical: str | None
+    noindex: bool
+    is_post: bool
+    authored: tuple[str, ...]  # hrefs of the links in its text (not in list entries)
+    hrefs: tuple[str | None, ...]  # hrefs of every link of the page
+
+    @classmethod
+    def of(cls, facts: PageFacts | Linked) -> Linked:
+        if isinstance(facts, Linked):
+            return facts
+        return cls(facts.page, facts.canonical, facts.noindex, facts.is_post, tuple(facts.authored_links),
+                   tuple(href for href, _ in facts.anchors))  # fmt: skip
+
+
+@dataclass(frozen=True)
 class Node:
     """One indexable page of the graph: where its text links, and where any of its links go."""
 
@@ -42,10 +62,17 @@ class Node:
     page: str  # the file, relative to the site
     is_post: bool
     authored: frozenset[str]  # keys of pages its text links to
-    everything: frozenset[str]  # keys of pages any of its links goes to
+    hrefs: tuple[str | None, ...]  # every link of the page (navigation included), resolved when asked
+    base: str
+
+    @cached_property
+    def everything(self) -> frozenset[str]:
+        """Keys of the pages any of its links goes to: resolved only for the pages the search of the
+        shortest paths expands (every page repeats the navigation, so a few expansions reach all)."""
+        return _targets(self.hrefs, self.page, self.base) - {self.key}
 
 
-def _base(pages: Iterable[PageFacts]) -> str:
+def _base(pages: Iterable[Linked]) -> str:
     """The site's address: the home page's canonical URL (a site may live under a path)."""
     for facts in pages:
         if facts.page == HOME and facts.canonical:
@@ -70,13 +97,13 @@ def _targets(hrefs: Iterable[str | None], page: str, base: str) -> frozenset[str
     return frozenset(found)
 
 
-def graph(pages: Iterable[PageFacts], published: Collection[str] = ()) -> dict[str, Node] | None:
+def graph(pages: Iterable[PageFacts | Linked], published: Collection[str] = ()) -> dict[str, Node] | None:
     """The indexable pages by key, with their links; None when the folder has no home page.
 
     ``published`` are pages to take as indexable although they say noindex: the drafts `serve`
     shows, which the SEO panel audits as they will be once published.
     """
-    pages = list(pages)
+    pages = [Linked.of(p) for p in pages]
     if not any(p.page == HOME for p in pages):
         return None
     base = _base(pages)
@@ -87,8 +114,7 @@ def graph(pages: Iterable[PageFacts], published: Collection[str] = ()) -> dict[s
         key = page_key(facts.page)
         nodes[key] = Node(
             key=key, page=facts.page, is_post=facts.is_post,
-            authored=_targets(facts.authored_links, facts.page, base) - {key},
-            everything=_targets((href for href, _ in facts.anchors), facts.page, base) - {key},
+            authored=_targets(facts.authored, facts.page, base) - {key}, hrefs=facts.hrefs, base=base,
         )  # fmt: skip
     return nodes
 
@@ -97,16 +123,18 @@ def depths(nodes: dict[str, Node]) -> dict[str, list[str]]:
     """The shortest path of clicks from the home page to each page it reaches (home first)."""
     paths = {page_key(HOME): [page_key(HOME)]}
     queue = deque([page_key(HOME)])
-    while queue:
+    unreached = set(nodes) - set(paths)
+    while queue and unreached:  # once every page is reached, no path can change
         key = queue.popleft()
         for target in sorted(nodes[key].everything):
             if target in nodes and target not in paths:
                 paths[target] = [*paths[key], target]
+                unreached.discard(target)
                 queue.append(target)
     return paths
 
 
-def findings(pages: Iterable[PageFacts], published: Collection[str] = ()) -> Iterator[Finding]:
+def findings(pages: Iterable[PageFacts | Linked], published: Collection[str] = ()) -> Iterator[Finding]:
     """Orphan posts and posts deeper than LINK_DEPTH_MAX, in page order."""
     nodes = graph(pages, published)
     if nodes is None:

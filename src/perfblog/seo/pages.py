@@ -14,6 +14,7 @@ import html
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
@@ -342,7 +343,13 @@ def describe(page: Page, site: Site, translations: Translations | None = None,
         site_description=site.description,
     )
     posts = getattr(page, "posts", None) or ()
-    return SitePage(head, tuple(urljoin(site.url, p.url) for p in posts))
+    return SitePage(head, tuple(_absolute(site.url, p.url) for p in posts))
+
+
+@lru_cache(maxsize=1 << 14)
+def _absolute(base: str, url: str) -> str:
+    """`urljoin`, once per post: every archive, category and index page lists the same posts."""
+    return urljoin(base, url)
 
 
 def drafts_left_out(files: Iterable[File], posts_dir: Path) -> list[Path]:

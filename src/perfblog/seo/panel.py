@@ -105,14 +105,16 @@ class Panel:
 
 
 def audit_page(html: str, page: str, *, draft: bool, site_findings: Iterable[Finding] = (),
-               site_url: str | None = None, served_url: str | None = None) -> Panel:
+               site_url: str | None = None, served_url: str | None = None,
+               facts: PageFacts | None = None) -> Panel:
     """Audit one rendered page with the audit's rules; ``page`` is its path in the site.
 
     ``site_findings`` are this page's findings of the rules that look at the whole site (the link
     graph), which the plugin computes once the site is built. ``site_url`` and ``served_url`` (both with
-    their trailing slash) let the preview show the page at the site's own address.
+    their trailing slash) let the preview show the page at the site's own address. ``facts``: the
+    page's facts when the build read them already (the panel then parses nothing).
     """
-    facts = read_page(html.encode("utf-8"), page)
+    facts = facts if facts is not None else read_page(html.encode("utf-8"), page)
     if draft:  # the noindex comes from the draft status and leaves with it
         facts.robots = ""
     grouped: dict[Topic, list[Finding]] = {topic: [] for topic in Topic}
@@ -128,11 +130,12 @@ def audit_page(html: str, page: str, *, draft: bool, site_findings: Iterable[Fin
 
 
 def decorate(html: str, page: str, *, draft: bool, post: bool, site_findings: Iterable[Finding] = (),
-             site_url: str | None = None, served_url: str | None = None) -> str:
+             site_url: str | None = None, served_url: str | None = None,
+             facts: PageFacts | None = None) -> str:
     """The served page with the draft banner (drafts) and the SEO panel (posts) at the top of the article."""
     parts = []
     panel = audit_page(html, page, draft=draft, site_findings=site_findings, site_url=site_url,
-                       served_url=served_url)
+                       served_url=served_url, facts=facts)
     if draft:
         parts.append(banner_html(panel.language))
     if post:

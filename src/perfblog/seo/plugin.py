@@ -18,7 +18,7 @@ from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
-from perfblog.core import project
+from perfblog.core import project, slug
 from perfblog.core.errors import BlogError, ProjectError
 from perfblog.core.fsio import atomic_write
 from perfblog.core.posts import check_sources
@@ -45,6 +45,8 @@ from perfblog.seo.rules import PageFacts
 log = logging.getLogger("mkdocs.plugins.seo")
 #: Where drawn cards are kept between builds, relative to the folder of mkdocs.yml (git-ignored).
 CARD_CACHE = ".cache/perfblog/cards"
+#: Where the pinyin of titles and keyphrases is kept between builds (`perfblog.core.slug.remember`).
+SLUG_CACHE = ".cache/perfblog/slugs.json"
 #: Material template overrides (accessibility) and the stylesheet, shipped in the package.
 THEME_DIR = Path(__file__).with_name("theme")
 STYLESHEET = "_seo/seo.css"
@@ -72,6 +74,7 @@ class SeoPlugin(BasePlugin[SeoConfig]):
             raise PluginError("seo: set site_url in mkdocs.yml; canonical URLs and sitemaps need it")
         url = project.normalise_url(config.site_url)
         layout = project.layout(config)  # the snippets plugin's folders: their history dates the posts
+        slug.remember(layout.root / SLUG_CACHE)  # slugs (Material's post_slugify) and the audit spell titles
         self.docs_dir = layout.docs_dir
         self.layout = layout
         verification = {
@@ -181,6 +184,9 @@ class SeoPlugin(BasePlugin[SeoConfig]):
         self.records: list[pages.SitePage] = []
         self.served: list[Served] = []
         self.related: dict[str, tuple[related.Link, ...]] = {}
+        # Each page is audited as it is written (parsed once, here); the rest of the site in on_post_build.
+        self.auditor = audit.Auditor(Path(config.site_dir)) if self.config.seo_audit or self.serving else None
+        self.panel_facts: dict[str, PageFacts] = {}  # serve only: what the SEO panel of each post shows
 
     def on_page_context(self, context: Any, page: Page, config: MkDocsConfig, nav: Any) -> Any:
         """The related-posts block ends the post's content (after search indexed it, so it stays out)."""
@@ -191,15 +197,28 @@ class SeoPlugin(BasePlugin[SeoConfig]):
             page.content = (page.content or "") + block
         return context
 
+    @event_priority(-100)  # last: the audit reads the page as it is written
     def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
         try:
             record = pages.describe(page, self.site, self.translations, self.cards)
         except SeoError as exc:
             raise PluginError(f"seo: {exc}") from exc
         self.records.append(record)
+        html = meta.inject(output, record.head, page.meta)
+        served = Served(page.file.dest_uri, bool(page.meta.get("draft")), record.is_post)
+        if self.auditor is not None:
+            data = html.encode("utf-8", errors="xmlcharrefreplace")  # the bytes MkDocs writes
+            if audit.is_document(data):
+                try:
+                    facts = audit.read_page(data, served.page)
+                except SeoError as exc:
+                    raise PluginError(f"seo: {exc}") from exc
+                self.auditor.add(facts)
+                if self.serving and record.is_post:
+                    self.panel_facts[served.page] = facts
         if self.serving:  # decorated once the whole site is built: the panel shows the link graph too
-            self.served.append(Served(page.file.dest_uri, bool(page.meta.get("draft")), record.is_post))
-        return meta.inject(output, record.head, page.meta)
+            self.served.append(served)
+        return html
 
     def on_post_template(self, output_content: str, template_name: str, config: MkDocsConfig) -> str:
         if template_name == "404.html":  # an error page is never worth indexing
@@ -218,11 +237,13 @@ class SeoPlugin(BasePlugin[SeoConfig]):
             if self.material:
                 (site_dir / STYLESHEET).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(Path(__file__).with_name("seo.css"), site_dir / STYLESHEET)
-            facts = audit.read_site(site_dir) if self.config.seo_audit or self.served else []
+            if self.auditor is not None:
+                self.auditor.add_files()  # what no page hook saw: 404.html, HTML copied from docs_dir
             if self.config.seo_audit:
-                self._audit(site_dir, facts)
+                self._audit()
             if self.served:
-                self._decorate(site_dir, facts)
+                self._decorate(site_dir)
+            slug.save_spellings()
         except SeoError as exc:
             raise PluginError(f"seo: {exc}") from exc
         except OSError as exc:  # sitemaps, robots.txt, the feed and the key file are written into site_dir
@@ -262,11 +283,11 @@ class SeoPlugin(BasePlugin[SeoConfig]):
             author=self.site.author.name, lang=self.site.lang,
         )  # fmt: skip
 
-    def _decorate(self, site_dir: Path, facts: list[PageFacts]) -> None:
+    def _decorate(self, site_dir: Path) -> None:
         """Serve only: the draft banner and the SEO panel, with the link graph's findings for each post."""
         drafts = {s.page for s in self.served if s.draft}
         graph: dict[str, list[Finding]] = {}
-        for finding in links.findings(facts, published=drafts):
+        for finding in links.findings(self.auditor.linked if self.auditor else (), published=drafts):
             graph.setdefault(finding.page, []).append(finding)
         for served in self.served:
             if not (served.draft or served.post):
@@ -274,12 +295,13 @@ class SeoPlugin(BasePlugin[SeoConfig]):
             path = site_dir / served.page
             html = panel.decorate(path.read_text(encoding="utf-8"), served.page, draft=served.draft,
                                   post=served.post, site_findings=graph.get(served.page, ()),
-                                  site_url=self.own_url, served_url=self.served_url)
+                                  site_url=self.own_url, served_url=self.served_url,
+                                  facts=self.panel_facts.get(served.page))  # fmt: skip
             atomic_write(path, html.encode("utf-8"))
 
-    def _audit(self, site_dir: Path, facts: list[PageFacts]) -> None:
+    def _audit(self) -> None:
         """Errors are logged as warnings, so `mkdocs build --strict` fails on them; warnings as info."""
-        report = audit.audit_site(site_dir, facts)
+        report = self.auditor.finish()
         for finding in audit.first_things_first(report.findings):
             line = f"{finding.page}: {finding.rule}: {finding.text(self.site.lang)}"
             if finding.severity is Severity.ERROR:
@@ -294,7 +316,7 @@ class SeoPlugin(BasePlugin[SeoConfig]):
             len(report.pages),
             errors,
             len(report.findings),
-            site_dir,
+            self.auditor.site_dir,
         )
 
 

@@ -619,7 +619,7 @@ def check_hreflang(p: PageFacts) -> Iterator[Finding]:
 @RULES.check(LANG_MISMATCH)
 def check_lang_matches_text(p: PageFacts) -> Iterator[Finding]:
     """`<html lang>` agrees with the script of the text: Chinese pages are written in Chinese."""
-    letters = sum(1 for c in p.body if c.isalpha())
+    letters = sum(map(str.isalpha, p.body))
     if not p.lang or letters < LANG_MIN_LETTERS:
         return
     primary = p.lang.split("-")[0].lower()

@@ -13,9 +13,10 @@ from __future__ import annotations
 import itertools
 import posixpath
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urljoin, urlsplit
 
 import numpy as np
@@ -37,12 +38,13 @@ COMMON = 64
 NEAR_DUPLICATE = 0.85  # estimated Jaccard similarity of two pages' shingles that makes them near-duplicates
 
 
-def sketch(body: str) -> np.ndarray:
+def sketch(body: str, *, normalized: bool = False) -> np.ndarray:
     """The bottom-`SKETCH` MinHash sketch of a text: the smallest distinct 64-bit shingle hashes, sorted.
 
     Hashing is vectorised (a polynomial hash of each 5-character window, then the splitmix64 finaliser),
     so a long page costs milliseconds; datasketch's MinHash hashes each shingle in Python."""
-    codes = np.frombuffer("".join(text.normalize(body).split()).encode("utf-32-le"), dtype=np.uint32)
+    folded = body if normalized else text.normalize(body)
+    codes = np.frombuffer("".join(folded.split()).encode("utf-32-le"), dtype=np.uint32)
     if codes.size < SHINGLE:
         return np.empty(0, dtype=np.uint64)
     with np.errstate(over="ignore"):
@@ -93,8 +95,13 @@ class SiteIndex:
         indexable = not facts.noindex and rules.prose_chars(facts) >= rules.PAGE_MIN_CHARS
         self._pages.append(_Page(
             facts.page, facts.canonical, facts.noindex, (*facts.content_links, *facts.fragments),
-            tuple(facts.resources), facts.size, sketch(facts.body) if indexable else None,
+            tuple(facts.resources), facts.size,
+            sketch(facts.body_normalized, normalized=True) if indexable else None,
         ))  # fmt: skip
+
+    def sort(self, key: Callable[[str], Any]) -> None:
+        """Put the pages in the order the findings follow (`key` of each page's path)."""
+        self._pages.sort(key=lambda page: key(page.rel))
 
     def findings(self, sitemap_urls: Iterable[str] = (), sitemap_url: str | None = None,
                  ) -> Iterator[Finding]:

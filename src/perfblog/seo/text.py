@@ -27,6 +27,16 @@ _TERM_FREQ = 200_000
 
 def normalize(text: str) -> str:
     """NFKC then casefold: full-width letters, ligatures and case never split one keyphrase into two."""
+    if len(text) <= _SHORT:
+        return _normalize_short(text)
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+_SHORT = 64  # link texts, titles, keyphrases: the same few are normalised on every page
+
+
+@lru_cache(maxsize=1 << 15)
+def _normalize_short(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
 
@@ -116,10 +126,15 @@ class Tokens:
 
 
 class Segmenter:
-    """rjieba with the technical dictionary added; module-level `rjieba.cut` would not see added words."""
+    """rjieba with the technical dictionary added.
+
+    Importing rjieba loads its dictionary into the module's own segmenter (about 33 MiB); a
+    `rjieba.Jieba()` would load a second copy, so the terms are added to that one (the words are
+    the same wherever they are added, and adding them again changes nothing).
+    """
 
     def __init__(self) -> None:
-        self._jieba = rjieba.Jieba()
+        self._jieba = rjieba  # its module-level cut, add_word and has_word: the one dictionary
         for word, freq in load_terms():
             self._jieba.add_word(word, freq, None)
 
@@ -129,18 +144,18 @@ class Segmenter:
 
     def words(self, text: str) -> list[str]:
         """The tokens that are words (letters, digits, ideographs), in order; no spaces or punctuation."""
-        return [tok for tok in self._jieba.cut(text) if _is_word(tok)]
+        return list(filter(_is_word, self._jieba.cut(text)))
 
     def word_count(self, text: str) -> int:
         """Number of words in `text`: the denominator of keyword density."""
         return len(self.words(text))
 
-    def tokens(self, text: str) -> Tokens:
-        """`text` segmented for counting keyphrases (see `Tokens`)."""
+    def tokens(self, text: str, *, normalized: bool = False) -> Tokens:
+        """`text` segmented for counting keyphrases (see `Tokens`); `normalized`: `normalize` gave it."""
         # Normalised before cutting: full-width letters become words; no dictionary word mixes case
         # and ideographs, so case-folded Latin runs are cut as before.
-        folded = normalize(text)
-        words = tuple(tok for tok in self._jieba.cut(folded) if tok.isalnum() or _WORDLIKE.search(tok))
+        folded = text if normalized else normalize(text)
+        words = tuple(filter(_is_word, self._jieba.cut(folded)))
         starts = tuple(itertools.accumulate(map(len, words), initial=0))[:-1]
         return Tokens("".join(words), starts, words, self._jieba.has_word)
 
@@ -154,6 +169,7 @@ class Segmenter:
         return len(haystack.find(self.needle(phrase)))
 
 
+@lru_cache(maxsize=1 << 16)  # a text's tokens are mostly words it has used before
 def _is_word(token: str) -> bool:
     return token.isalnum() or bool(_WORDLIKE.search(token))
 
@@ -165,18 +181,27 @@ def default_segmenter() -> Segmenter:
 
 
 _LATIN_WORD = re.compile(r"[A-Za-z]+")
+_ASCII_LETTER = re.compile(r"[A-Za-z]")
+
+
+_IDEOGRAPHS = re.compile("[\u3400-\u4dbf\u4e00-\u9fff]")
+
+
+def _ideographs(text: str) -> int:
+    """How many characters of `text` are CJK ideographs (the basic block and extension A)."""
+    return len(text) - len(_IDEOGRAPHS.sub("", text))
 
 
 def han_share(text: str) -> float:
     """Ideographs as a share of ideographs plus Latin words: one 汉字 weighs about one English word, so
     technical Chinese full of identifiers and formulas stays well above what an English page reaches."""
-    han = sum(1 for c in text if "\u4e00" <= c <= "\u9fff" or "\u3400" <= c <= "\u4dbf")
+    han = _ideographs(text)
     words = len(_LATIN_WORD.findall(text))
     return han / (han + words) if han + words else 0.0
 
 
 def is_chinese(text: str, threshold: float = 0.2) -> bool:
     """Whether ideographs make up at least `threshold` of the letters and ideographs in `text`."""
-    han = sum(1 for c in text if "\u4e00" <= c <= "\u9fff" or "\u3400" <= c <= "\u4dbf")
-    letters = han + sum(1 for c in text if c.isascii() and c.isalpha())
+    han = _ideographs(text)
+    letters = han + len(_ASCII_LETTER.findall(text))
     return bool(letters) and han / letters >= threshold
