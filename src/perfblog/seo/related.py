@@ -43,6 +43,10 @@ PIN, EXCLUDE = "pin", "exclude"
 COUNT = 5
 #: The strongest TF-IDF terms kept per post: enough to tell topics apart, few enough for short postings.
 TERMS = 64
+#: A term or label more posts than this hold tells little about which of them are alike, and its
+#: postings would make ranking grow with the square of the posts: it is left out of the scores. A site
+#: of up to COMMON posts (of one language) is ranked exactly as if every feature counted.
+COMMON = 256
 #: The class of the block in the built page: the audit leaves links inside it out of the link graph's
 #: author-made links (orphans, links out) and its text out of keyword density.
 BLOCK_CLASS = "blog-related"
@@ -218,15 +222,16 @@ def _rank_group(posts: list[Post], count: int, weights: Weights,
     drafts = {i for i, p in enumerate(posts) if p.draft}
     blocks: dict[str, tuple[Link, ...]] = {}
     for i, post in enumerate(posts):
-        scores = np.round(_scores(vectors[i], postings, len(posts)), 9)  # equal up to rounding: a tie
+        shared, raw = _scores(vectors[i], postings)
+        scores = np.round(raw, 9)  # equal up to rounding: a tie
         chosen = [index[k] for k in dict.fromkeys(post.pins) if k in index and not posts[index[k]].draft]
         banned = {i, *chosen, *drafts, *(index[k] for k in post.excludes if k in index)}
-        candidates = np.flatnonzero(scores > 0)
+        candidates, best = shared[scores > 0], scores[scores > 0]
         need = count + len(banned)
         if len(candidates) > need:  # keep the best `need` and whatever ties the last: sorting all is N log N
-            best = scores[candidates]
-            candidates = candidates[best >= np.partition(best, len(best) - need)[len(best) - need]]
-        ranked = candidates[np.lexsort((position[candidates], -scores[candidates]))]
+            top = best >= np.partition(best, len(best) - need)[len(best) - need]
+            candidates, best = candidates[top], best[top]
+        ranked = candidates[np.lexsort((position[candidates], -best))]
         room = max(0, count - len(chosen))
         chosen += [int(j) for j in ranked[: count + len(banned)] if j not in banned][:room]
         blocks[post.key] = tuple(Link(posts[j].key, posts[j].url, posts[j].title) for j in chosen[:count])
@@ -276,17 +281,23 @@ def _postings(vectors: list[Vector]) -> dict[str, tuple[np.ndarray, np.ndarray]]
     return {f: (np.array(d, dtype=np.intp), np.array(v)) for f, (d, v) in lists.items()}
 
 
-def _scores(vector: Vector, postings: Mapping[str, tuple[np.ndarray, np.ndarray]], n: int) -> np.ndarray:
-    """The dot product of one post's vector with every post's, through the postings it shares."""
+Postings = Mapping[str, tuple[np.ndarray, np.ndarray]]
+
+
+def _scores(vector: Vector, postings: Postings) -> tuple[np.ndarray, np.ndarray]:
+    """(the posts that share a feature with this one, ascending; the dot product of its vector with
+    each of theirs), through the postings it shares: the cost grows with those postings, never with
+    the number of posts. A feature more than COMMON posts hold is left out (see COMMON)."""
     docs, values = [], []
     for feature, weight in vector.items():
         ids, weights = postings[feature]
-        if len(ids) > 1:
+        if 1 < len(ids) <= COMMON:
             docs.append(ids)
             values.append(weights * weight)
     if not docs:
-        return np.zeros(n)
-    return np.bincount(np.concatenate(docs), weights=np.concatenate(values), minlength=n)
+        return np.empty(0, dtype=np.intp), np.empty(0)
+    shared, at = np.unique(np.concatenate(docs), return_inverse=True)
+    return shared, np.bincount(at, weights=np.concatenate(values))
 
 
 def block_html(links: Sequence[Link], language: str, relative_url: Any) -> str:
