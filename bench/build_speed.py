@@ -23,6 +23,7 @@ memory grow (target: 10× the posts in ≤ 11× the time). Usage::
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import random
@@ -85,10 +86,10 @@ glue("ratio", total / {n})
 table("rows", [{{"k": k, "square": k * k}} for k in range(5)], caption="squares")
 '''
 POST = """---
-title: 主题{topic}实测第 {i} 篇：{title}
+title: {quoted_title}
 date: 2026-{month:02d}-{day:02d}
 slug: post-{i}
-description: 第 {i} 篇关于主题{topic}的实测文章，{lead}
+description: {description}
 keywords:
   - 主题{topic}
   - 关键词{keyword}
@@ -125,9 +126,13 @@ def post_text(i: int, posts: int, pool: list[str], rng: random.Random) -> str:
 
     sections = "\n\n".join(f"## 主题{topic}的第 {k + 1} 个问题\n\n{paragraph(4)}\n\n{paragraph(4)}"
                            for k in range(5))
+    title = rng.choice(own)[:16].rstrip("，。、")
+    description = f"第 {i} 篇关于主题{topic}的实测文章，{rng.choice(own)[:40]}"
     return POST.format(
-        i=i, topic=topic, title=rng.choice(own)[:16].rstrip("，。、"), month=1 + i % 12, day=1 + i % 28,
-        lead=rng.choice(own)[:40], keyword=rng.randrange(60), category=topic % 5, tag=topic % 12,
+        i=i, topic=topic, title=title, month=1 + i % 12, day=1 + i % 28,
+        quoted_title=json.dumps(f"主题{topic}实测第 {i} 篇：{title}", ensure_ascii=False),
+        description=json.dumps(description, ensure_ascii=False), keyword=rng.randrange(60),
+        category=topic % 5, tag=topic % 12,
         tag2=rng.randrange(30), intro=paragraph(2), s=i % SNIPPETS, previous=f"post-{(i - 1) % posts}",
         sibling=f"post-{(i + TOPICS) % posts}", sections=sections,
     )  # fmt: skip
@@ -230,8 +235,6 @@ def growth(posts: int, repeats: int) -> bool:
 
 
 def json_report(root: Path) -> str:
-    import json
-
     data = json.loads((root / "site-mkdocs" / "_snippets" / "report.json").read_text(encoding="utf-8"))
     counts = data["counts"]
     return f"{counts.get('executed', 0)} executed, {counts.get('fresh', 0)} fresh of {len(data['snippets'])}"
