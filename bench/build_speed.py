@@ -171,6 +171,7 @@ def prerender(root: Path) -> None:
     """Write plain/ posts: the Markdown the plugin would hand to MkDocs, computed once, outside timing."""
     from perfblog.generator.build import Build
     from perfblog.generator.engine import Engine, Settings
+    from perfblog.generator.render import Page
 
     snippets = root / "snippets"
     build = Build(Engine(Settings(snippets, snippets / "_results", mode="frozen")), root)
@@ -178,7 +179,7 @@ def prerender(root: Path) -> None:
         text = src.read_text(encoding="utf-8")
         end = text.index("\n---\n", 4) + 5
         head, body = text[:end], text[end:]
-        rendered = build.renderer.render(body, str(src), 0, f"{src.stem}/")
+        rendered = build.renderer.render(body, str(src), 0, Page(f"{src.stem}/", "zh-CN"))
         (root / "plain" / "posts" / src.name).write_text(head + rendered, encoding="utf-8")
 
 

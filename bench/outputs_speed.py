@@ -51,17 +51,18 @@ def prerender(site: Path) -> int:
     """Replace each `output()` embed of the site's posts by what it renders to; how many there were."""
     from perfblog.generator.build import Build
     from perfblog.generator.engine import Engine, Settings
+    from perfblog.generator.render import Page
 
     snippets = site / "snippets"
     build = Build(Engine(Settings(snippets, snippets / "_results", mode="frozen")), site)
     count = 0
     for post in sorted((site / "posts").rglob("*.md")):
         text = post.read_text(encoding="utf-8")
-        lang = "en" if post.stem.endswith("-en") else "zh"
+        lang = "en" if post.stem.endswith("-en") else "zh-CN"
         url = f"{post.stem}/"
 
         def rendered(found: re.Match[str], post: Path = post, lang: str = lang, url: str = url) -> str:
-            return build.renderer.render(found.group(0), str(post), 0, url, lang)
+            return build.renderer.render(found.group(0), str(post), 0, Page(url, lang))
 
         count += len(OUTPUT_EMBED.findall(text))
         post.write_text(OUTPUT_EMBED.sub(rendered, text), encoding="utf-8")

@@ -16,6 +16,7 @@ def sentences() -> list[str]:
     for path in sorted((ROOT / "posts" / "posts").glob("*.md")):
         source = path.read_text(encoding="utf-8")
         body = re.sub(r"```.*?```|<%.*?%>|^---.*?^---", " ", source, flags=re.S | re.M)
+        body = re.sub(r"\[([^\]]*)\]\((?!https?:)[^)]*\)", r"\1", body)  # links to this site's posts
         found += [s.strip() + "。" for s in re.split(r"[。！？\n]", body)
                   if text.is_chinese(s) and len(s) > 12]
     return found

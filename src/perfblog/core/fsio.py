@@ -19,8 +19,11 @@ def _umask() -> int:
 _PUBLIC = 0o666 & ~_umask()
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write through a temporary file and a rename: readers see the old file or the new, never half."""
+def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
+    """Write through a temporary file and a rename: readers see the old file or the new, never half.
+
+    ``durable``: on disk before the rename (fsync); a file rewritten on every rebuild of `serve` need
+    not be, and an fsync a file costs it tens of milliseconds on a busy disk."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -28,7 +31,8 @@ def atomic_write(path: Path, data: bytes) -> None:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

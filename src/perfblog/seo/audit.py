@@ -7,12 +7,14 @@ with the site's robots.txt and sitemap.xml.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections import defaultdict
 from collections.abc import Container, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import lxml.html
@@ -328,6 +330,20 @@ def read_site(site_dir: Path) -> list[PageFacts]:
     return [read_page(html, rel) for rel, html in iter_pages(site_dir)]
 
 
+#: At most this many pages are remembered by a memo (`Auditor.read`); then it starts again.
+MEMO_PAGES = 20_000
+
+
+@dataclass(frozen=True)
+class _Audited:
+    """One page audited: its facts, its own rules' findings, and what site-wide rules keep of it."""
+
+    facts: PageFacts
+    findings: list[Finding]
+    entry: tuple[Any, frozenset[str]]  # sitewide.SiteIndex.entry
+    linked: links.Linked
+
+
 class Auditor:
     """Audits pages as they come, then the site: a page's own rules run when it is added and only what
     the site-wide rules compare is kept, so memory does not grow with the text of the site.
@@ -335,22 +351,45 @@ class Auditor:
     The build adds each page as it renders it (its HTML parsed once); `audit_site` adds the files.
     """
 
-    def __init__(self, site_dir: Path) -> None:
+    def __init__(self, site_dir: Path, memo: dict[bytes, _Audited] | None = None) -> None:
         self.site_dir = site_dir
         self._results: dict[str, PageResult] = {}
         self._linked: list[links.Linked] = []
         self._index = sitewide.SiteIndex(site_dir)
+        self._memo = memo
+        self._graph: dict[frozenset[str], list[Finding]] = {}
+
+    def read(self, html: bytes, page: str) -> PageFacts:
+        """Audit one page from its HTML; its facts. With a memo (`serve`, which rebuilds the whole site
+        after each edit), a page whose HTML and path were audited before is not parsed again."""
+        key = hashlib.blake2b(html + b"\0" + page.encode(), digest_size=20).digest()
+        audited = self._memo.get(key) if self._memo is not None else None
+        if audited is None:
+            facts = read_page(html, page)
+            audited = _Audited(facts, list(page_findings(facts)), sitewide.SiteIndex.entry(facts),
+                               links.Linked.of(facts))  # fmt: skip
+            if self._memo is not None:
+                if len(self._memo) > MEMO_PAGES:
+                    self._memo.clear()
+                self._memo[key] = audited
+        self._keep(audited)
+        return audited.facts
 
     def __contains__(self, page: str) -> bool:
         return page in self._results
 
     def add(self, facts: PageFacts) -> PageResult:
         """Audit one page; its findings so far (the site-wide ones are added by `finish`)."""
-        self._index.add(facts)
-        self._linked.append(links.Linked.of(facts))
+        return self._keep(_Audited(facts, list(page_findings(facts)), sitewide.SiteIndex.entry(facts),
+                                   links.Linked.of(facts)))  # fmt: skip
+
+    def _keep(self, audited: _Audited) -> PageResult:
+        facts = audited.facts
+        self._index.add_entry(audited.entry)
+        self._linked.append(audited.linked)
         result = PageResult(
             facts.page, facts.title, facts.description, facts.canonical, facts.noindex, facts.is_post,
-            facts.words, list(page_findings(facts)), facts.hreflang, facts.lang,
+            facts.words, list(audited.findings), list(facts.hreflang), facts.lang,
         )  # fmt: skip
         self._results[facts.page] = result
         return result
@@ -367,6 +406,12 @@ class Auditor:
         """Every page added, as the link graph sees it."""
         return sorted(self._linked, key=lambda p: page_order(p.page))
 
+    def link_findings(self, published: frozenset[str] = frozenset()) -> list[Finding]:
+        """The link graph's findings (`links.findings`), worked out once for each `published`."""
+        if published not in self._graph:
+            self._graph[published] = list(links.findings(self.linked, published))
+        return self._graph[published]
+
     def finish(self) -> AuditReport:
         """The report: every page's findings, then the rules that compare pages, robots.txt and sitemaps."""
         site_dir = self.site_dir
@@ -376,7 +421,7 @@ class Auditor:
             for result in results.values():
                 if not result.noindex:
                     result.findings.extend(_robots_findings(result, robots))
-        for finding in links.findings(self.linked):
+        for finding in self.link_findings():
             results[finding.page].findings.append(finding)
         report = AuditReport(list(results.values()))
         _duplicates(report.pages, "title", rules.TITLE_DUPLICATE)

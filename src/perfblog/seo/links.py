@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from urllib.parse import urljoin, urlsplit
 
 from perfblog.seo.registry import Finding
@@ -72,6 +72,12 @@ class Node:
         return _targets(self.hrefs, self.page, self.base) - {self.key}
 
 
+@lru_cache(maxsize=1 << 17)
+def resolve(base: str, href: str) -> str:
+    """`urljoin`, remembered: every page repeats the navigation's links, and `serve` the whole site."""
+    return urljoin(base, href)
+
+
 def _base(pages: Iterable[Linked]) -> str:
     """The site's address: the home page's canonical URL (a site may live under a path)."""
     for facts in pages:
@@ -87,7 +93,7 @@ def _targets(hrefs: Iterable[str | None], page: str, base: str) -> frozenset[str
     for href in hrefs:
         if not href or href.startswith("#"):
             continue
-        absolute = urljoin(here, href.strip())
+        absolute = resolve(here, href.strip())
         parts = urlsplit(absolute)
         if parts.scheme not in ("http", "https"):
             continue

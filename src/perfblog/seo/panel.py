@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from html import escape
 
 from perfblog.core.conventions import PLACEHOLDERS, wording
@@ -116,7 +116,7 @@ def audit_page(html: str, page: str, *, draft: bool, site_findings: Iterable[Fin
     """
     facts = facts if facts is not None else read_page(html.encode("utf-8"), page)
     if draft:  # the noindex comes from the draft status and leaves with it
-        facts.robots = ""
+        facts = replace(facts, robots="")  # a copy: the facts given may be remembered by the build
     grouped: dict[Topic, list[Finding]] = {topic: [] for topic in Topic}
     for finding in (*rules.page_findings(facts), *site_findings):
         grouped[RULES[finding.rule].topic].append(finding)

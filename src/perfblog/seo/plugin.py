@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import shutil
 from dataclasses import dataclass
@@ -29,7 +30,6 @@ from perfblog.seo import (
     highlight,
     indexnow_key,
     languages,
-    links,
     meta,
     pages,
     panel,
@@ -50,6 +50,11 @@ SLUG_CACHE = ".cache/perfblog/slugs.json"
 #: Material template overrides (accessibility) and the stylesheet, shipped in the package.
 THEME_DIR = Path(__file__).with_name("theme")
 STYLESHEET = "_seo/seo.css"
+#: Serve only: the pages audited in this process, by their HTML. `serve` rebuilds the whole site after
+#: each edit (and makes new plugin objects); a page whose HTML did not change is not audited again.
+_SERVED_PAGES: dict[bytes, Any] = {}
+_SERVED_WORDS: dict[str, list[str]] = {}  # and each post's words for related posts, by its text
+_SERVED_PANELS: dict[bytes, bytes] = {}  # and each decorated page, by what decorated it
 
 
 @dataclass(frozen=True)
@@ -150,7 +155,7 @@ class SeoPlugin(BasePlugin[SeoConfig]):
         self.related = related.rank(
             [p.excluding(by_url[a.url] for a in self.translations.of(urls[p.key]) if a.url in by_url)
              for p in posts],
-            count=self.config.seo_related_count,
+            count=self.config.seo_related_count, memo=_SERVED_WORDS if self.serving else None,
         )
 
     @event_priority(-100)  # after Material's blog plugin (-50) has placed its posts by their slugs
@@ -185,7 +190,9 @@ class SeoPlugin(BasePlugin[SeoConfig]):
         self.served: list[Served] = []
         self.related: dict[str, tuple[related.Link, ...]] = {}
         # Each page is audited as it is written (parsed once, here); the rest of the site in on_post_build.
-        self.auditor = audit.Auditor(Path(config.site_dir)) if self.config.seo_audit or self.serving else None
+        memo = _SERVED_PAGES if self.serving else None  # serve rebuilds everything after each edit
+        self.auditor = (audit.Auditor(Path(config.site_dir), memo) if self.config.seo_audit or self.serving
+                        else None)  # fmt: skip
         self.panel_facts: dict[str, PageFacts] = {}  # serve only: what the SEO panel of each post shows
 
     def on_page_context(self, context: Any, page: Page, config: MkDocsConfig, nav: Any) -> Any:
@@ -210,10 +217,9 @@ class SeoPlugin(BasePlugin[SeoConfig]):
             data = html.encode("utf-8", errors="xmlcharrefreplace")  # the bytes MkDocs writes
             if audit.is_document(data):
                 try:
-                    facts = audit.read_page(data, served.page)
+                    facts = self.auditor.read(data, served.page)
                 except SeoError as exc:
                     raise PluginError(f"seo: {exc}") from exc
-                self.auditor.add(facts)
                 if self.serving and record.is_post:
                     self.panel_facts[served.page] = facts
         if self.serving:  # decorated once the whole site is built: the panel shows the link graph too
@@ -285,19 +291,29 @@ class SeoPlugin(BasePlugin[SeoConfig]):
 
     def _decorate(self, site_dir: Path) -> None:
         """Serve only: the draft banner and the SEO panel, with the link graph's findings for each post."""
-        drafts = {s.page for s in self.served if s.draft}
+        drafts = frozenset(s.page for s in self.served if s.draft)
         graph: dict[str, list[Finding]] = {}
-        for finding in links.findings(self.auditor.linked if self.auditor else (), published=drafts):
+        for finding in self.auditor.link_findings(drafts) if self.auditor else ():
             graph.setdefault(finding.page, []).append(finding)
         for served in self.served:
             if not (served.draft or served.post):
                 continue
             path = site_dir / served.page
-            html = panel.decorate(path.read_text(encoding="utf-8"), served.page, draft=served.draft,
-                                  post=served.post, site_findings=graph.get(served.page, ()),
-                                  site_url=self.own_url, served_url=self.served_url,
-                                  facts=self.panel_facts.get(served.page))  # fmt: skip
-            atomic_write(path, html.encode("utf-8"))
+            built = path.read_bytes()
+            found = graph.get(served.page, ())
+            key = hashlib.blake2b(repr((built, served, found, self.own_url, self.served_url)).encode(),
+                                  digest_size=20).digest()  # fmt: skip
+            html = _SERVED_PANELS.get(key)
+            if html is None:  # a page, its findings and its addresses as decorated before: the same panel
+                html = panel.decorate(
+                    built.decode("utf-8"), served.page, draft=served.draft, post=served.post,
+                    site_findings=found, site_url=self.own_url, served_url=self.served_url,
+                    facts=self.panel_facts.get(served.page),
+                ).encode("utf-8")  # fmt: skip
+                if len(_SERVED_PANELS) > audit.MEMO_PAGES:
+                    _SERVED_PANELS.clear()
+                _SERVED_PANELS[key] = html
+            atomic_write(path, html, durable=False)  # rewritten on every rebuild of `serve`
 
     def _audit(self) -> None:
         """Errors are logged as warnings, so `mkdocs build --strict` fails on them; warnings as info."""

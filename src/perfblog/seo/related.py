@@ -198,22 +198,31 @@ def tokens(prose_text: str, segmenter: text.Segmenter) -> list[str]:
 
 
 def rank(posts: Sequence[Post], *, count: int = COUNT, weights: Weights = WEIGHTS,
-         segmenter: text.Segmenter | None = None) -> dict[str, tuple[Link, ...]]:
-    """Each post's block: its pins, then the best-scoring posts of its language, ``count`` at most."""
+         segmenter: text.Segmenter | None = None,
+         memo: dict[str, list[str]] | None = None) -> dict[str, tuple[Link, ...]]:
+    """Each post's block: its pins, then the best-scoring posts of its language, ``count`` at most.
+
+    ``memo`` keeps each text's words between calls (`serve` ranks again after every edit)."""
     segmenter = segmenter or text.default_segmenter()
+    if memo is not None:
+        known = memo
+        memo = {post.text: words for post in posts if (words := known.get(post.text)) is not None}
+        known.clear()  # what the site no longer shows is forgotten
+        known.update(memo)
+        memo = known
     groups: dict[str, list[Post]] = {}
     for post in sorted(posts, key=lambda p: p.key):
         groups.setdefault(post.language, []).append(post)
     blocks: dict[str, tuple[Link, ...]] = {}
     for group in groups.values():
-        blocks.update(_rank_group(group, count, weights, segmenter))
+        blocks.update(_rank_group(group, count, weights, segmenter, memo))
     return blocks
 
 
-def _rank_group(posts: list[Post], count: int, weights: Weights,
-                segmenter: text.Segmenter) -> dict[str, tuple[Link, ...]]:
+def _rank_group(posts: list[Post], count: int, weights: Weights, segmenter: text.Segmenter,
+                memo: dict[str, list[str]] | None) -> dict[str, tuple[Link, ...]]:
     index = {p.key: i for i, p in enumerate(posts)}
-    vectors = _vectors(posts, weights, segmenter)
+    vectors = _vectors(posts, weights, segmenter, memo)
     postings = _postings(vectors)
     # Equal scores: newest first, then by URL, so a block never depends on the order of the files.
     order = sorted(range(len(posts)), key=lambda i: (posts[i].date, posts[i].url), reverse=True)
@@ -241,12 +250,18 @@ def _rank_group(posts: list[Post], count: int, weights: Weights,
 Vector = dict[str, float]
 
 
-def _vectors(posts: list[Post], weights: Weights, segmenter: text.Segmenter) -> list[Vector]:
+def _vectors(posts: list[Post], weights: Weights, segmenter: text.Segmenter,
+             memo: dict[str, list[str]] | None = None) -> list[Vector]:
     """Each post's sparse vector: TF-IDF terms (cut to TERMS, unit length, scaled) and its labels."""
     counts = []
     for post in posts:
         found: dict[str, int] = {}
-        for word in tokens(post.text, segmenter):
+        words = memo.get(post.text) if memo is not None else None
+        if words is None:
+            words = tokens(post.text, segmenter)
+            if memo is not None:
+                memo[post.text] = words
+        for word in words:
             found[word] = found.get(word, 0) + 1
         counts.append(found)
     documents: dict[str, int] = {}

@@ -15,13 +15,14 @@ import posixpath
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urljoin, urlsplit
 
 import numpy as np
 
-from perfblog.seo import rules, text
+from perfblog.seo import links, rules, text
 from perfblog.seo.registry import Finding
 from perfblog.seo.rules import PageFacts
 
@@ -91,13 +92,23 @@ class SiteIndex:
         self._sizes: dict[str, int | None] = {}  # built file -> bytes; None: no such file
 
     def add(self, facts: PageFacts) -> None:
-        self._ids[facts.page] = facts.ids
+        self.add_entry(self.entry(facts))
+
+    @staticmethod
+    def entry(facts: PageFacts) -> tuple[_Page, frozenset[str]]:
+        """What the index keeps of a page: its `_Page` and the ids its #fragments may name."""
         indexable = not facts.noindex and rules.prose_chars(facts) >= rules.PAGE_MIN_CHARS
-        self._pages.append(_Page(
+        page = _Page(
             facts.page, facts.canonical, facts.noindex, (*facts.content_links, *facts.fragments),
             tuple(facts.resources), facts.size,
             sketch(facts.body_normalized, normalized=True) if indexable else None,
-        ))  # fmt: skip
+        )  # fmt: skip
+        return page, facts.ids
+
+    def add_entry(self, entry: tuple[_Page, frozenset[str]]) -> None:
+        page, ids = entry
+        self._ids[page.rel] = ids
+        self._pages.append(page)
 
     def sort(self, key: Callable[[str], Any]) -> None:
         """Put the pages in the order the findings follow (`key` of each page's path)."""
@@ -138,18 +149,9 @@ class SiteIndex:
 
     def _resolve(self, url: str, root: str) -> tuple[bool, str | None]:
         """(whether `url` is inside the site, the built file it is served from or None if there is none)."""
-        parts, base = urlsplit(url), urlsplit(root)
-        if parts.netloc.lower() != base.netloc.lower() or parts.scheme not in ("http", "https"):
+        candidates = _candidates(url, root)
+        if candidates is None:
             return False, None
-        path = unquote(parts.path) or "/"
-        if not path.startswith(base.path):
-            return False, None
-        rel = posixpath.normpath(path[len(base.path):]) if path != base.path else "."
-        if rel.startswith(".."):
-            return False, None
-        rel = "" if rel == "." else rel
-        candidates = [f"{rel}/index.html".lstrip("/")] if path.endswith("/") or not rel else \
-            [rel, f"{rel}/index.html"]
         return True, next((c for c in candidates if self._size(c) is not None), None)
 
     def _size(self, rel: str) -> int | None:
@@ -164,7 +166,7 @@ class SiteIndex:
             href = href.strip()
             if not href or urlsplit(href).scheme in _SKIPPED_SCHEMES:
                 continue
-            target = urljoin(url, href)
+            target = links.resolve(url, href)
             inside, rel = self._resolve(target, root)
             if not inside:
                 continue
@@ -189,7 +191,7 @@ class SiteIndex:
                                                f"规范链接 {page.canonical} 不是构建出的页面")
 
     def _weight(self, page: _Page, url: str, root: str) -> Iterator[Finding]:
-        loaded = {rel for href in page.resources if (rel := self._resolve(urljoin(url, href), root)[1])}
+        loaded = {rel for href in page.resources if (rel := self._resolve(links.resolve(url, href), root)[1])}
         total = page.size + sum(self._size(rel) or 0 for rel in loaded)
         if total > rules.PAGE_MAX_BYTES:
             budget = rules.PAGE_MAX_BYTES / 1e6
@@ -222,6 +224,22 @@ class SiteIndex:
             zh_advice = "（这是日期归档页：让它声明 noindex, follow）" if archive else ""
             yield rules.CONTENT_NEAR_DUPLICATE.at(page.rel, f"its text is that of {listed}{advice}",
                                                   f"正文与 {listed} 几乎相同{zh_advice}")
+
+
+@lru_cache(maxsize=1 << 16)
+def _candidates(url: str, root: str) -> tuple[str, ...] | None:
+    """The files of the site (relative to it) that may serve `url`, in order; None outside the site."""
+    parts, base = urlsplit(url), urlsplit(root)
+    if parts.netloc.lower() != base.netloc.lower() or parts.scheme not in ("http", "https"):
+        return None
+    path = unquote(parts.path) or "/"
+    if not path.startswith(base.path):
+        return None
+    rel = posixpath.normpath(path[len(base.path):]) if path != base.path else "."
+    if rel.startswith(".."):
+        return None
+    rel = "" if rel == "." else rel
+    return (f"{rel}/index.html".lstrip("/"),) if path.endswith("/") or not rel else (rel, f"{rel}/index.html")
 
 
 def _is_archive(rel: str) -> bool:

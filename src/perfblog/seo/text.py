@@ -35,7 +35,7 @@ def normalize(text: str) -> str:
 _SHORT = 64  # link texts, titles, keyphrases: the same few are normalised on every page
 
 
-@lru_cache(maxsize=1 << 15)
+@lru_cache(maxsize=1 << 13)
 def _normalize_short(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
@@ -169,7 +169,7 @@ class Segmenter:
         return len(haystack.find(self.needle(phrase)))
 
 
-@lru_cache(maxsize=1 << 16)  # a text's tokens are mostly words it has used before
+@lru_cache(maxsize=1 << 14)  # a text's tokens are mostly words it has used before
 def _is_word(token: str) -> bool:
     return token.isalnum() or bool(_WORDLIKE.search(token))
 
