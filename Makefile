@@ -15,7 +15,7 @@ export NO_MKDOCS_2_WARNING := 1
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[torch,test,google,examples]'
+	$(BIN)/pip install -q -e '.[torch,test,google,examples,cluster]'
 	touch $(STAMP)
 
 site: $(STAMP) fonts
@@ -57,7 +57,7 @@ test: $(STAMP) $(TEST_NEEDS)
 	$(BIN)/pytest -q $(TEST_FLAGS)
 
 # The slow tests are marked by what they need; everything else runs here in seconds.
-FAST_TESTS := not (kernel or mkdocs or browser or torch or fuzz)
+FAST_TESTS := not (kernel or mkdocs or browser or torch or fuzz or cluster)
 check: $(STAMP) fonts
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports

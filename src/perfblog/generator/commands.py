@@ -30,6 +30,7 @@ from perfblog.generator import device, rename, resolve
 from perfblog.generator.config import declared_torch, settings_of
 from perfblog.generator.engine import Engine, Settings
 from perfblog.generator.errors import SnippetError
+from perfblog.generator.executor import EXECUTORS, Executor, Job, Local, Request, Scope
 from perfblog.generator.render import provenance_line, same_version
 from perfblog.generator.resolve import Mode
 from perfblog.generator.result import SCHEMA, SECTIONS, ErrorOutput, Output, StreamOutput
@@ -50,6 +51,17 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _count(text: str) -> int:
+    """A number of parallel snippets: a whole number, at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"-j must be at least 1, not {text}")
+    return value
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the snippet commands to `blog`."""
     run = sub.add_parser("run", help="execute snippets and store their results")
@@ -64,8 +76,23 @@ def register(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--timeout-snippet", type=_seconds, default=None, metavar="S",
                      help="per-snippet timeout (default: exec_timeout_snippet, 1800 s); "
                           "a snippet header's blog: {timeout: N} overrides")
+    run.add_argument("-j", "--jobs", type=_count, default=1, metavar="N",
+                     help="run behaviour-only snippets (blog: {purpose: behaviour}) N at a time on this "
+                          "machine; timing snippets always run alone")
+    run.add_argument("--executor", choices=sorted(EXECUTORS), default="local",
+                     help="; ".join(f"{name}: {kind.help}" for name, kind in sorted(EXECUTORS.items())))
+    run.add_argument("--address", default=None, metavar="ADDRESS",
+                     help="with --executor ray: the cluster (ray://HOST:PORT, or HOST:PORT of its head); "
+                          "default: $RAY_ADDRESS, else a Ray instance started on this machine for the run")
+    run.add_argument("--device-class", action="append", default=None, metavar="CLASS", dest="device_classes",
+                     help="with --executor ray: fill this device class (repeatable; default: every class "
+                          "the cluster's nodes offer)")
     _locations(run)
     run.set_defaults(handler=cmd_run)
+
+    resources = sub.add_parser("resources", help="print this machine's device classes as Ray resources, for "
+                                                  "ray start --resources (docs/cluster.md)")
+    resources.set_defaults(handler=cmd_resources)
 
     status = sub.add_parser("status", help="list snippets with fresh, stale or missing results")
     status.add_argument("snippets", nargs="*", metavar="SNIPPET")
@@ -131,13 +158,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     mode = Mode.FORCE if args.force else Mode(args.mode) if args.mode else resolve.mode(Mode.AUTO)
     engine = _engine(args, mode)
     snippets = [engine.snippet(name) for name in (args.snippets or engine.stems())]
+    request = Request(workers=args.jobs, address=args.address,
+                      device_classes=tuple(args.device_classes or ()))
+    scope = Scope(engine.device_class, tuple(snippets), engine.settings.snippets_dir, engine.store.root)
+    executor = EXECUTORS[args.executor].make(request, scope)
     console = _console(stderr=True)
     if not mode.executes:
         for s in snippets:
             console.print(f"[dim]skip[/] {s.stem} (mode {mode}; --force to re-run)")
         return 0
-    with _terminated_as_interrupt(), engine.store.lock():
-        return _run_due(engine, snippets, console)
+    with _terminated_as_interrupt(), engine.store.lock(), executor:
+        return _run_due(engine, snippets, console, executor)
 
 
 @contextlib.contextmanager
@@ -157,44 +188,39 @@ def _terminated_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def _run_due(engine: Engine, snippets: list[Snippet], console: Console) -> int:
-    """Run, one by one under a progress bar, the snippets the mode says are due; 1 when any failed."""
-    todo = [s for s in snippets if engine.needs_run(s)]
+def _run_due(engine: Engine, snippets: list[Snippet], console: Console,
+             executor: Executor | None = None) -> int:
+    """Run the snippets the mode says are due on each of the executor's device classes (default: this
+    machine, one at a time), under a progress bar, reporting each as it finishes; 1 when any failed."""
+    executor = executor or Local(engine.device_class)
+    classes = executor.device_classes()
+    local = isinstance(executor, Local)
+    todo: list[tuple[Snippet, str | None]] = []  # a class of the executor, or None: this machine's
     for s in snippets:
-        if s not in todo:
-            console.print(f"[dim]skip[/] {s.stem} (fresh result exists; --force to re-run)")
+        for c in [None] if local else classes:
+            where = f" on {c}" if c else ""
+            if c is not None and not _runs_on(s, c):
+                console.print(f"[dim]skip[/] {s.stem}{where} (its header declares device: "
+                              f"{s.options['device']})")
+            elif engine.needs_run(s, device_class=c):
+                todo.append((s, c))
+            else:
+                console.print(f"[dim]skip[/] {s.stem}{where} (fresh result exists; --force to re-run)")
     failures: list[RunResult] = []
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console, transient=True) as bar:
-        overall = bar.add_task(f"snippets on {engine.device_class}", total=len(todo))
-        for s in todo:
-            task = bar.add_task(f"  {s.stem}", total=len(s.code_cells))
-            cell_task = bar.add_task("    starting a kernel", total=None)
-
-            def moved(cell: Cell, done: int, _total: int, task: TaskID = task,
-                      cell_task: TaskID = cell_task) -> None:
-                """A cell starts (its own clock starts again) or is done (the snippet's bar moves)."""
-                if done == cell.number - 1:
-                    bar.reset(cell_task, description=f"    cell {escape(cell.label)}", total=None)
-                bar.update(task, completed=done)
-
-            outcome = engine.run(s, progress=moved)
-            bar.remove_task(cell_task)
-            bar.remove_task(task)
+        overall = bar.add_task(f"snippets on {', '.join(classes)}", total=len(todo))
+        watch = _Bars(bar)
+        if local and executor.workers == 1:  # one at a time, each through the engine as a preview runs it
+            outcomes = _one_by_one(engine, [s for s, _ in todo], watch)
+        else:
+            outcomes = engine.run_many((engine.job(s, c) for s, c in todo), executor, watch)
+        for outcome in outcomes:
+            watch.finished(outcome.snippet)
             bar.advance(overall)
-            if outcome.ok:
-                stored = display_path(engine.store.path(s.stem, outcome.device_class))
-                console.print(f"[green]ok[/]   {s.stem} on {outcome.device_class} "
-                              f"in {outcome.duration_s:.1f} s ({_cell_times(outcome)}) -> {stored}",
-                              highlight=False)
-            else:
+            if not outcome.ok:
                 failures.append(outcome)
-                console.print(f"[red]FAIL[/] {outcome.error}", highlight=False)
-                if outcome.traceback:
-                    console.print(outcome.traceback, markup=False, highlight=False)
-                kept = engine.store.path(s.stem, outcome.device_class)
-                if kept.exists():
-                    console.print(f"     the previous result {display_path(kept)} was kept")
+            _report(engine, outcome, console)
     if failures:
         console.print(f"[red]{len(failures)} of {len(todo)} snippet(s) failed[/]")
     return 1 if failures else 0
@@ -204,6 +230,72 @@ def _cell_times(outcome: RunResult) -> str:
     """How long each cell took: "setup 0.2 s, bench 2.8 s"."""
     cells = outcome.result.cells if outcome.result else ()
     return ", ".join(f"{cell.name} {cell.wall_s:.1f} s" for cell in cells)
+
+
+def _runs_on(snip: Snippet, device_class: str) -> bool:
+    """Whether the snippet's header lets it run on ``device_class`` (one declared ``device: cpu`` never
+    runs on a GPU class)."""
+    kind = device.kind(device_class)
+    return kind is not None and device.run_kind(kind, snip.options.get("device", "any")) is kind
+
+
+def _one_by_one(engine: Engine, todo: list[Snippet], watch: _Bars) -> Iterator[RunResult]:
+    for s in todo:
+        job = Job(s, engine.options())
+        watch.started(job)
+        outcome = engine.run(s, progress=lambda c, done, total, job=job: watch.cell(job, c, done, total))
+        watch.finished(s)
+        yield outcome
+
+
+class _Bars:
+    """Below the overall bar, per running snippet: its cells, and the cell running now with its own clock
+    (``starting a kernel`` before the first). A job's outcome carries its snippet."""
+
+    def __init__(self, bar: Progress) -> None:
+        self.bar = bar
+        self.tasks: dict[int, tuple[TaskID, TaskID]] = {}  # by the id of the job's snippet
+
+    def started(self, job: Job) -> None:
+        snippet_task = self.bar.add_task(f"  {escape(job.label)}", total=len(job.snippet.code_cells))
+        self.tasks[id(job.snippet)] = (snippet_task, self.bar.add_task("    starting a kernel", total=None))
+
+    def cell(self, job: Job, cell: Cell, done: int, total: int) -> None:
+        """A cell starts (its own clock starts again) or is done (the snippet's bar moves)."""
+        if (tasks := self.tasks.get(id(job.snippet))) is None:
+            return
+        snippet_task, cell_task = tasks
+        if done == cell.number - 1:
+            self.bar.reset(cell_task, description=f"    cell {escape(cell.label)}", total=None)
+        self.bar.update(snippet_task, completed=done)
+
+    def finished(self, snip: Snippet) -> None:
+        for task in self.tasks.pop(id(snip), ()):
+            self.bar.remove_task(task)
+
+
+def _report(engine: Engine, outcome: RunResult, console: Console) -> None:
+    """One line for a finished snippet: where its result went, or why it failed and what was kept."""
+    stem, device_class = outcome.snippet.stem, outcome.device_class
+    if outcome.ok:
+        stored = display_path(engine.store.path(stem, device_class))
+        console.print(f"[green]ok[/]   {stem} on {device_class} in {outcome.duration_s:.1f} s "
+                      f"({_cell_times(outcome)}) -> {stored}", highlight=False)
+        return
+    console.print(f"[red]FAIL[/] {outcome.error}", highlight=False)
+    if outcome.traceback:
+        console.print(outcome.traceback, markup=False, highlight=False)
+    kept = engine.store.path(stem, device_class)
+    if kept.exists():
+        console.print(f"     the previous result {display_path(kept)} was kept")
+
+
+def cmd_resources(args: argparse.Namespace) -> int:
+    """This machine's device classes as the JSON object `ray start --resources` takes."""
+    from perfblog.generator.cluster import labels
+
+    print(json.dumps(labels(), sort_keys=True))
+    return 0
 
 
 def cmd_status(args: argparse.Namespace) -> int:

@@ -52,17 +52,22 @@ def slug(text: str) -> str:
 
 
 @lru_cache(maxsize=1)
-def gpu_name() -> str | None:
-    """The first GPU's name as nvidia-smi reports it, or None without a usable NVIDIA GPU."""
+def gpu_names() -> tuple[str, ...]:
+    """Every GPU's name as nvidia-smi reports it; none without a usable NVIDIA GPU."""
     smi = shutil.which("nvidia-smi")
     if smi is None:
-        return None
+        return ()
     try:
         out = subprocess.run([smi, "--query-gpu=name", "--format=csv,noheader"], capture_output=True,
                              text=True, timeout=20, check=True).stdout
     except (OSError, subprocess.SubprocessError):
-        return None
-    names = [line.strip() for line in out.splitlines() if line.strip()]
+        return ()
+    return tuple(line.strip() for line in out.splitlines() if line.strip())
+
+
+def gpu_name() -> str | None:
+    """The first GPU's name, or None without a usable NVIDIA GPU."""
+    names = gpu_names()
     return names[0] if names else None
 
 

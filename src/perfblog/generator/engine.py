@@ -9,18 +9,20 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 from perfblog.core.conventions import SNIPPET_SUFFIXES
-from perfblog.generator import device, resolve, runner, snippet, workspace
+from perfblog.generator import device, resolve, snippet, workspace
 from perfblog.generator.device import EnvPolicy
-from perfblog.generator.errors import SnippetError
+from perfblog.generator.errors import GeneratorError, SnippetError
+from perfblog.generator.executor import Executor, Job, Watch, execute, refused
 from perfblog.generator.resolve import Mode
 from perfblog.generator.result import MAX_OUTPUT, Rekey, Result
 from perfblog.generator.runner import Progress, RunOptions, RunResult
-from perfblog.generator.snippet import Snippet
+from perfblog.generator.snippet import Cell, Snippet
 from perfblog.generator.store import Store
 
 log = logging.getLogger("mkdocs.plugins.snippets")
@@ -116,9 +118,11 @@ class Engine:
         """The one result a post shows (see ``resolve.shown``)."""
         return resolve.shown(snip, self.results(snip.stem), self.device_class)
 
-    def needs_run(self, snip: Snippet, mode: Mode | None = None) -> bool:
-        """Whether ``mode`` (default: the engine's) executes the snippet on this device now."""
-        return resolve.needs_run(snip, self.results(snip.stem), self.run_class(snip), mode or self.mode)
+    def needs_run(self, snip: Snippet, mode: Mode | None = None, device_class: str | None = None) -> bool:
+        """Whether ``mode`` (default: the engine's) executes the snippet on ``device_class`` (default: the
+        class a run here aims at, ``run_class``) now."""
+        return resolve.needs_run(snip, self.results(snip.stem), device_class or self.run_class(snip),
+                                 mode or self.mode)
 
     def run_class(self, snip: Snippet) -> str:
         """The device class a run of ``snip`` here would aim at: a snippet declared ``device: cpu`` runs
@@ -133,6 +137,39 @@ class Engine:
                           cell_timeout=s.cell_timeout, snippet_timeout=s.snippet_timeout,
                           max_output=s.max_output, env=s.env)
 
+    def job(self, snip: Snippet, device_class: str | None = None) -> Job:
+        """The snippet, as on disk now (with its header options), to run on ``device_class`` (default:
+        this machine's, as ``run`` runs it)."""
+        full = snippet.load(snip.path, self.settings.snippets_dir)
+        if device_class is None:
+            return Job(full, self.options())
+        kind = device.kind(device_class)
+        if kind is None:
+            known = ", ".join(f"{name}-..." for name in device.KINDS)
+            raise GeneratorError(f"device class {device_class!r} is of no known kind (known: {known})")
+        return Job(full, replace(self.options(), device=kind.name, device_class=device_class))
+
+    def run_many(self, jobs: Iterable[Job], executor: Executor, watch: Watch) -> Iterator[RunResult]:
+        """Run ``jobs`` on ``executor``, storing each successful result as it comes back, under the store
+        lock held for the whole batch; yields every outcome, stored or not.
+
+        Runs on this machine are checked for undeclared changes to the repository, each from its start to
+        its end (``workspace.Overlapping``: runs side by side share what they saw); a cluster's tasks
+        check the copy they ran in themselves.
+        """
+        checks = None
+        if executor.here:
+            root = workspace.root_of(self.settings.snippets_dir)
+            checks = workspace.Overlapping(root, exclude=[self.settings.results_dir])
+            watch = _Checked(watch, checks)
+        with self.store.lock():
+            for outcome in executor.run(list(jobs), watch):
+                if checks is not None and (message := checks.finished(id(outcome.snippet))) and outcome.ok:
+                    outcome = refused(outcome, message)
+                if outcome.ok and outcome.result is not None:
+                    self.store.save(outcome.result, outcome.images)
+                yield outcome
+
     def run(self, snip: Snippet, progress: Progress | None = None, *, editing: bool = False) -> RunResult:
         """Execute under the store lock; store the result only when the run succeeded.
 
@@ -142,23 +179,20 @@ class Engine:
         The lock is re-entrant, so `blog run`, which holds it for its whole run, takes it again here;
         anyone else holding it makes this raise ``LockError`` at once.
         """
-        full = snippet.load(snip.path, self.settings.snippets_dir)  # with its options, as on disk now
+        job = self.job(snip)  # with its options, as on disk now
         root = workspace.root_of(self.settings.snippets_dir)
         with self.store.lock():
             before = workspace.snapshot(root)
-            outcome = runner.run(full, self.options(), progress)
-            declared = full.options.get("writes", ())
+            outcome = execute(job, progress)
+            declared = job.snippet.options.get("writes", ())
             changed = workspace.undeclared(before, workspace.snapshot(root), root, declared,
                                            exclude=[self.settings.results_dir])
             if changed:
-                message = (f"{full.where}: the run changed files of the repository that the snippet does not "
-                           f"declare: {', '.join(changed)} (check them; declare intended ones in its header, "
-                           f"blog: {{writes: [PATH, ...]}})")
+                message = workspace.refusal(job.snippet.where, changed)
                 if editing:
                     log.warning("snippets: %s", message)
                 elif outcome.ok:
-                    outcome = replace(outcome, ok=False, result=None, images={},
-                                      error=f"{message}; its result is not stored")
+                    outcome = refused(outcome, message)
             if outcome.ok and outcome.result is not None:
                 self.store.save(outcome.result, outcome.images)
         return outcome
@@ -205,6 +239,21 @@ class Engine:
         here = Path(name)
         candidate = here if here.exists() else self.settings.snippets_dir / name
         return Path(os.path.relpath(candidate.resolve(), self.settings.snippets_dir)).as_posix()
+
+
+class _Checked:
+    """A watch that also marks where each run starts for the workspace check."""
+
+    def __init__(self, watch: Watch, checks: workspace.Overlapping) -> None:
+        self.watch = watch
+        self.checks = checks
+
+    def started(self, job: Job) -> None:
+        self.checks.started(id(job.snippet), job.snippet.where, job.snippet.options.get("writes", ()))
+        self.watch.started(job)
+
+    def cell(self, job: Job, cell: Cell, done: int, total: int) -> None:
+        self.watch.cell(job, cell, done, total)
 
 
 def _stamp(path: Path, parsed: Snippet) -> tuple[int, ...]:

@@ -16,6 +16,8 @@ import sys
 from typing import Any
 
 MIME = "application/vnd.blog.provenance+json"
+#: Set by the Ray executor's task on a cluster node: the node's name, which the kernel inherits.
+NODE_ENV = "BLOG_NODE"
 
 
 def emit(kind: str) -> None:
@@ -26,7 +28,8 @@ def emit(kind: str) -> None:
 
 
 def describe(kind: str) -> dict[str, Any]:
-    """The kernel's part of a result's provenance: CPU, accelerator (or None), versions.
+    """The kernel's part of a result's provenance: CPU, accelerator (or None), versions, and the cluster
+    node it ran on (None when `blog run` ran it on its own machine).
 
     The accelerator is described only when the snippet used it: asking torch about a GPU would start
     CUDA, and a snippet whose tensors never left the CPU measured the CPU.
@@ -38,7 +41,7 @@ def describe(kind: str) -> dict[str, Any]:
     cpu = cpu_model()
     return {"device": gpu["name"] if gpu else cpu, "cpu": cpu, "cores": os.cpu_count(), "gpu": gpu,
             "python": platform.python_version(), "torch": _version("torch"), "triton": _version("triton"),
-            "requested": kind, "accelerator_used": used}
+            "requested": kind, "accelerator_used": used, "node": os.environ.get(NODE_ENV) or None}
 
 
 def cpu_model() -> str:

@@ -25,7 +25,7 @@ from perfblog.generator.mime import MIMES
 from perfblog.generator.verdict import Verdict
 
 #: The result format this code writes.
-SCHEMA = 4
+SCHEMA = 5
 #: The first format whose files carry a ``digest`` of their own content.
 DIGESTED = 4
 
@@ -518,6 +518,7 @@ class Provenance:
     duration_s: float
     requested: str | None = None  # a kind's name in ``device.KINDS``; null in results migrated from 1
     accelerator_used: bool | None = None
+    node: str | None = None  # the cluster node that ran it ("host (ray node …)"); null: `blog run` here
 
     @classmethod
     def from_json(cls, data: object, where: str = "provenance") -> Provenance:
@@ -529,7 +530,7 @@ class Provenance:
                    git_commit=r.text("git_commit", True), git_dirty=r.get("git_dirty", bool, nullable=True),
                    ran_at=r.text("ran_at"), duration_s=r.number("duration_s"),
                    requested=r.text("requested", True),
-                   accelerator_used=r.get("accelerator_used", bool, nullable=True))
+                   accelerator_used=r.get("accelerator_used", bool, nullable=True), node=r.text("node", True))
         r.done()
         return prov
 
@@ -538,7 +539,7 @@ class Provenance:
                 "gpu": None if self.gpu is None else self.gpu.to_json(), "python": self.python,
                 "torch": self.torch, "triton": self.triton, "git_commit": self.git_commit,
                 "git_dirty": self.git_dirty, "ran_at": self.ran_at, "duration_s": self.duration_s,
-                "requested": self.requested, "accelerator_used": self.accelerator_used}
+                "requested": self.requested, "accelerator_used": self.accelerator_used, "node": self.node}
 
 
 @dataclass(frozen=True)
@@ -580,7 +581,7 @@ class Result:
     verdicts: Mapping[str, VerdictRecord] = field(default_factory=dict)
     rekeyed: tuple[Rekey, ...] = ()
     #: The snippet header's ``blog:`` options when it ran (the same file bytes have the same options).
-    options: Mapping[str, Scalar] = field(default_factory=dict)
+    options: Mapping[str, Scalar | list[str]] = field(default_factory=dict)
     #: False when the file's content no longer matches the digest `blog run` recorded in it: something
     #: else edited it. An accident check (anyone can recompute a digest), not authentication.
     intact: bool = field(default=True, compare=False)
@@ -639,10 +640,12 @@ class Result:
         }
 
 
-def _options(r: _Reader) -> dict[str, Scalar]:
+def _options(r: _Reader) -> dict[str, Scalar | list[str]]:
+    """Header options are scalars, or lists of strings (``writes``)."""
     found = r.get("options", dict)
     for key, value in found.items():
-        _scalar(value, f"{r.path('options')}.{key}")
+        if not (isinstance(value, list) and all(isinstance(item, str) for item in value)):
+            _scalar(value, f"{r.path('options')}.{key}")
     return dict(found)
 
 
@@ -714,9 +717,20 @@ def _from_3(data: dict[str, Any]) -> dict[str, Any]:
     return {**document, "digest": digest(document)}
 
 
+def _from_4(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 4 did not name the node that ran a result: every one was run by `blog run` on the machine
+    that committed it. The digest covers the provenance, so it is computed anew."""
+    provenance = data.get("provenance")
+    if isinstance(provenance, dict):
+        provenance = {"node": None, **provenance}
+    document = {key: value for key, value in data.items() if key != "digest"}
+    document = {**document, "schema": 5, "provenance": provenance}
+    return {**document, "digest": digest(document)}
+
+
 #: Version -> the step that turns a document of that version into the next one.
 MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
-    0: _from_0, 1: _from_1, 2: _from_2, 3: _from_3}
+    0: _from_0, 1: _from_1, 2: _from_2, 3: _from_3, 4: _from_4}
 
 
 def version(data: Mapping[str, Any]) -> int:

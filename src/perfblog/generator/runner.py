@@ -19,6 +19,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -61,6 +62,10 @@ RUN_MARKER = "PERFBLOG_RUN"
 #: Called as each cell starts and when it is done: (the cell, cells done, cells in total).
 Progress = Callable[[Cell, int, int], None]
 
+#: The kernel manager and marker of every run in progress in this process, by run, for ``end_all``.
+_LIVE: dict[int, Any] = {}
+_LIVE_LOCK = threading.Lock()
+
 
 @dataclass(frozen=True)
 class RunOptions:
@@ -91,6 +96,15 @@ class RunResult:
 def run(snippet: Snippet, options: RunOptions, progress: Progress | None = None) -> RunResult:
     """Run every code cell of ``snippet`` in order in a new kernel, then collect provenance in it."""
     return _Run(snippet, options, progress).outcome()
+
+
+def end_all() -> None:
+    """End the kernel of every run in progress in this process, from any thread (an interrupted parallel
+    `blog run`): each such run then returns, failed, saying its kernel died."""
+    with _LIVE_LOCK:
+        kernels = list(_LIVE.values())
+    for km, marker in kernels:
+        _end_tree(km, marker)
 
 
 class _Failed(Exception):
@@ -153,9 +167,13 @@ class _Run:
         env[RUN_MARKER] = marker
         try:
             with client.setup_kernel(env=env, cleanup_kc=True):
+                with _LIVE_LOCK:
+                    _LIVE[id(self)] = (km, marker)
                 try:
                     return self._in_kernel(client, notebook, km)
                 finally:  # every way out, a failure's message included, ends the kernel's process tree
+                    with _LIVE_LOCK:
+                        _LIVE.pop(id(self), None)
                     _end_tree(km, marker)
         except (RuntimeError, TimeoutError, OSError) as exc:
             raise _Failed(f"{self.snippet.where}: could not run a Jupyter kernel: {exc}") from exc

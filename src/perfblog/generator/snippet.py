@@ -15,6 +15,7 @@ import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +64,14 @@ FIGURE_FORMATS = ("retina", "png", "svg", "jpeg")
 FIGURE_FORMAT = "retina"
 FIGURE_DPI = 100
 
+
+class Purpose(StrEnum):
+    """What a snippet's run is for (header ``blog: {purpose: ...}``), which decides what may run beside it."""
+
+    TIMING = "timing"  # the default: it measures, so it never shares its device with another snippet
+    BEHAVIOUR = "behaviour"  # it only checks what code does, so it may run beside others (`blog run -j N`)
+
+
 HEADER_OPTIONS = {
     "timeout": HeaderOption("a positive number of seconds", _positive),
     "cell_timeout": HeaderOption("a positive number of seconds", _positive),
@@ -74,6 +83,7 @@ HEADER_OPTIONS = {
     "accept_stale_gpu_until_rerun": HeaderOption("true or false", lambda v: isinstance(v, bool)),
     "writes": HeaderOption(
         "a list of the repository's paths or patterns a run may change, e.g. [bench/out.csv]", _paths),
+    "purpose": HeaderOption(f"one of {', '.join(Purpose)}", lambda v: v in tuple(Purpose)),
 }
 
 
@@ -138,6 +148,11 @@ class Snippet:
     @property
     def code_cells(self) -> tuple[Cell, ...]:
         return tuple(c for c in self.cells if c.kind == "code")
+
+    @property
+    def purpose(self) -> Purpose:
+        """Timing unless the header says the snippet only checks behaviour."""
+        return Purpose(self.options.get("purpose", Purpose.TIMING))
 
     @property
     def cell_hashes(self) -> dict[str, str]:
@@ -352,9 +367,15 @@ def local_modules(code_cells: Iterable[Cell], root: Path) -> dict[str, str]:
     return found
 
 
+def import_bases(root: Path) -> tuple[Path, Path, Path]:
+    """Where a snippet's imports of the project's own modules resolve: the snippets dir, the project
+    around it and a src/ layout in that project."""
+    return root, root.parent, root.parent / "src"
+
+
 def _imports(tree: ast.AST, root: Path, origin: Path | None) -> list[Path]:
     project = root.parent
-    search = (root, project, project / "src")  # the snippets dir, the project, a src/ layout in it
+    search = import_bases(root)
     paths: list[Path] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):

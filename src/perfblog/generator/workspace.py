@@ -16,6 +16,7 @@ import fnmatch
 import os
 import subprocess
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 #: path relative to the repository -> (size, modification time in ns)
@@ -57,6 +58,50 @@ def undeclared(before: Snapshot, after: Snapshot, root: Path, declared: Iterable
                              for p in patterns)
 
     return [name for name in changed if not excused(name)]
+
+
+def refusal(where: str, changed: Iterable[str], beside: Iterable[str] = ()) -> str:
+    """Why a run's result is not stored: the undeclared paths it changed (and the runs that were going on
+    beside it, any of which may have changed them)."""
+    others = sorted(beside)
+    also = f"; {', '.join(others)} ran beside it, so one of them may have" if others else ""
+    return (f"{where}: the run changed files of the repository that the snippet does not declare: "
+            f"{', '.join(changed)}{also} (check them; declare intended ones in its header, "
+            f"blog: {{writes: [PATH, ...]}})")
+
+
+@dataclass
+class _Window:
+    where: str
+    declared: tuple[str, ...]
+    before: Snapshot
+    beside: set[int] = field(default_factory=set)
+
+
+class Overlapping:
+    """The check for runs that may overlap (`blog run -j N`): a snapshot when each starts and one when it
+    ends. A change seen while several ran cannot be told apart, so it is charged to each of them unless
+    one of them declares it; a run alone is checked exactly as one run."""
+
+    def __init__(self, root: Path, exclude: Iterable[Path]) -> None:
+        self.root = root
+        self.exclude = list(exclude)
+        self.windows: dict[int, _Window] = {}
+        self.ended: dict[int, _Window] = {}
+
+    def started(self, key: int, where: str, declared: Iterable[str]) -> None:
+        for window in self.windows.values():
+            window.beside.add(key)
+        self.windows[key] = _Window(where, tuple(declared), snapshot(self.root), set(self.windows))
+
+    def finished(self, key: int) -> str | None:
+        """The refusal of the run ``key``, None when it changed nothing undeclared."""
+        window = self.windows.pop(key)
+        self.ended[key] = window
+        beside = [self.windows.get(k) or self.ended[k] for k in window.beside]
+        declared = [*window.declared, *(p for w in beside for p in w.declared)]
+        changed = undeclared(window.before, snapshot(self.root), self.root, declared, self.exclude)
+        return refusal(window.where, changed, (w.where for w in beside)) if changed else None
 
 
 def _relative(path: Path, root: Path) -> str | None:
