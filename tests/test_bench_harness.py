@@ -418,7 +418,35 @@ def test_record_emits_a_compact_chinese_table_with_the_interval_in_the_speedup_c
     assert fast[4].startswith("2.00×（") and fast[4].endswith("）")
     caption = shown["caption"]
     assert caption.startswith("一句说明；设备 cpu，1 线程（由测量框架固定），1 组输入轮换")
-    assert "交替计时 20 轮" in caption and "95 % 区间" in caption and bench.CPU_MEMORY_NOTE_ZH in caption
+    assert "交替计时 20 轮" in caption and "95 % 区间" in caption
+    assert bench.TABLE_WORDS["zh"].cpu_memory in caption
+
+
+def test_record_also_emits_the_table_worded_in_english_with_the_snippets_own_translations(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from perfblog.generator import record
+
+    emitted: list[dict] = []
+    monkeypatch.setattr(record, "_emit", emitted.append)
+    comparison = _comparison(_measurement("eager", 42e-6, 0.02), _measurement("快", 21e-6, 0.02))
+    comparison.record("timings", caption="一句说明",
+                      translations={"en": {"快": "fast", "一句说明": "a note"}})
+    shown = {payload["name"]: payload for payload in emitted}
+    assert list(shown) == ["timings", "timings.en", "timings.raw"]
+    english = shown["timings.en"]
+    assert english["columns"] == ["variant", "median (µs)", "IQR (µs)", "rounds", "speed-up (95 % interval)"]
+    assert [row[0] for row in english["rows"]] == ["eager", "fast"]
+    assert english["rows"][0][4] == "1 (baseline)" and english["rows"][1][4].startswith("2.00× (")
+    assert english["caption"].startswith("a note; device cpu, 1 thread (pinned by the harness)")
+    assert english["caption"].endswith(bench.TABLE_WORDS["en"].cpu_memory + ".")
+    assert shown["timings"]["rows"][1][0] == "快"  # the Chinese table keeps the snippet's own words
+
+
+def test_record_refuses_translations_into_a_language_the_harness_has_no_words_for() -> None:
+    comparison = _comparison(_measurement("eager", 42e-6), _measurement("fast", 21e-6))
+    with pytest.raises(ValueError, match=r"no words in \['fr'\]"):
+        comparison.record("timings", translations={"fr": {}})
 
 
 def test_record_keeps_every_raw_number_and_the_full_method_in_a_raw_table(
@@ -485,3 +513,14 @@ def test_importing_the_generator_and_its_harness_does_not_import_torch() -> None
     code = "import sys, perfblog.generator, perfblog.generator.bench; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("language", ["EN", "en-GB", "", "english"])
+def test_a_table_worded_for_a_language_is_keyed_by_its_primary_subtag(
+    monkeypatch: pytest.MonkeyPatch, language: str,
+) -> None:
+    from perfblog.generator import record
+
+    monkeypatch.setattr(record, "_emit", lambda payload: None)
+    with pytest.raises(ValueError, match="primary subtag"):
+        record.table("t", [{"a": 1}], translations={language: {"a": "b"}})

@@ -318,6 +318,45 @@ def test_a_verdict_embed_words_the_verdict_in_the_pages_language(snip, record: d
     assert f'class="snippet-verdict snippet-verdict-{record["verdict"]}"' in out
 
 
+def worded(snip: snippet.Snippet) -> Result:
+    """A result whose table, chart and value also exist worded for English pages (``NAME.en``)."""
+    base = result(snip, PROV_CPU)
+    data = base.to_json()
+    data["tables"]["t.en"] = data["tables"]["t"] | {"name": "t.en", "columns": ["mode", "time ms"],
+                                                   "caption": "time"}
+    data["charts"]["c.en"] = data["charts"]["c"] | {"name": "c.en", "alt": "English alt"}
+    data["values"]["label.en"] = data["values"]["label"] | {"name": "label.en", "value": "in English"}
+    data.pop("digest", None)
+    return Result.from_json(data)
+
+
+@pytest.mark.parametrize(("language", "caption", "header", "alt", "value"), [
+    ("en", "time", "time ms", "English alt", "in English"),
+    ("en-GB", "time", "time ms", "English alt", "in English"),
+    ("zh-CN", "耗时", "| mode | ms |", "eager <slower> than compiled", "<i>eager</i>"),
+])
+def test_an_embed_shows_the_record_worded_in_the_pages_language_when_the_snippet_recorded_one(
+        snip, language: str, caption: str, header: str, alt: str, value: str) -> None:
+    r = renderer(snip, worded(snip))
+    page = render.Page(language=language, torch="2.13")
+    table = r.render('<%= table("demo", "t") %>', "p.md", page=page)
+    chart = r.render('<%= chart("demo", "c") %>', "p.md", page=page)
+    inline = r.render('<%= value("demo", "label") %>', "p.md", page=page)
+    assert f'<p class="snippet-caption">{caption}</p>' in table and header in table
+    assert f"{alt}</desc>" in unescape(chart)
+    assert f">{value}</span>" in unescape(inline)
+
+
+def test_a_noisy_verdicts_reasons_name_the_two_sides_as_the_sentence_does(snip) -> None:
+    noise = ["compiled: had the CPU 50% of the time (limit 90%)", "machine busy: load average 4.00 on 2 CPUs"]
+    r = renderer(snip, with_verdict(snip, PROV_CPU, verdict="inconclusive", ratio=3.0, low=2.9, high=3.1,
+                                    noise=noise))
+    out = unescape(r.render('<%= verdict("demo", "v", subject="A", baseline="B") %>', "p.md",
+                            page=render.Page(language="en", torch="2.13")))
+    assert ("whether A is faster than B is inconclusive: the measurement was noisy (A: had the CPU 50% of "
+            "the time (limit 90%); machine busy: load average 4.00 on 2 CPUs)") in out
+
+
 def test_the_verdicts_wording_follows_the_number_never_the_author(snip) -> None:
     faster = renderer(snip, with_verdict(snip, PROV_CPU, verdict="faster", ratio=3.1, low=2.9, high=3.3))
     slower = renderer(snip, with_verdict(snip, PROV_CPU, verdict="slower", ratio=0.4, low=0.38, high=0.42))

@@ -44,7 +44,9 @@ display(Markdown("*md*"))
 display(SVG('<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"></svg>'))
 glue("answer", 42, unit="ms")
 table("t", [{"a": 1, "b": "x"}])
-chart("c", x=[1, 2], series={"s": [1.0, 2.0]}, alt="two points")
+table("w", [{"图": 1, "写法": "逐块"}], caption="表",
+      translations={"en": {"图": "graphs", "写法": "variant", "逐块": "per block"}})
+chart("c", x=[1, 2], series={"s": [1.0, 2.0]}, alt="two points", translations={"en": {"two points": "2"}})
 6 * 7
 ''')
     assert outcome.ok, outcome.error
@@ -63,6 +65,11 @@ chart("c", x=[1, 2], series={"s": [1.0, 2.0]}, alt="two points")
                                                  "cell": "show"}
     assert result.tables["t"].rows == ((1, "x"),)
     assert result.charts["c"].alt == "two points"
+    # worded for English pages: what the mapping has is replaced, the rest (the caption here) stays
+    english = result.tables["w.en"]
+    assert english.columns == ("graphs", "variant") and english.rows == ((1, "per block"),)
+    assert english.caption == "表" and result.tables["w"].columns == ("图", "写法")
+    assert result.charts["c.en"].alt == "2" and result.charts["c.en"].series == result.charts["c"].series
     prov = result.provenance
     assert prov.gpu is None and prov.cores == os.cpu_count()
     assert prov.python and prov.cpu and prov.ran_at.endswith("Z")

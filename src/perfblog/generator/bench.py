@@ -28,12 +28,13 @@ Method, per ``compare``:
 8. Graphs, graph breaks and their reasons from ``torch._dynamo.utils.counters``, recompilations from
    Dynamo's compilation metrics (``torch._dynamo.explain`` under-reports breaks that leave no graph).
 
-``Comparison.record`` writes two tables: a compact one with Chinese headers for the post and
-``<name>.raw`` with every number in seconds; ``Comparison.record_verdict`` writes a verdict a post
-embeds with ``verdict()``, optionally with the verdict the snippet expects (a re-run that disagrees
-fails ``blog run``). ``interleave`` gives whole-run timings (a model's prefill and decode loop) the same
-rounds, intervals and noise checks. torch is imported inside functions so that ``import
-perfblog.generator`` stays light.
+``Comparison.record`` writes a compact table for posts in each language the harness words
+(``TABLE_WORDS``: ``<name>`` in Chinese, ``<name>.en`` in English; a post's ``table()`` embed shows the
+one in its page's language) and ``<name>.raw`` with every number in seconds;
+``Comparison.record_verdict`` writes a verdict a post embeds with ``verdict()``, optionally with the
+verdict the snippet expects (a re-run that disagrees fails ``blog run``). ``interleave`` gives whole-run
+timings (a model's prefill and decode loop) the same rounds, intervals and noise checks. torch is
+imported inside functions so that ``import perfblog.generator`` stays light.
 """
 
 from __future__ import annotations
@@ -57,13 +58,78 @@ from perfblog.generator.verdict import DELTA, Interval, Verdict, decide, ratio_i
 
 #: Why CPU peak memory is not reported; recorded in table captions.
 CPU_MEMORY_NOTE = "peak memory is not measured on CPU: torch's CPU allocator keeps no resettable peak"
-#: The same, for the compact Chinese caption a post shows.
-CPU_MEMORY_NOTE_ZH = "CPU 上不测峰值内存"
 #: CPU threads the harness times with, unless a comparison asks for others (``BLOG_BENCH_THREADS``).
 THREADS_ENV = "BLOG_BENCH_THREADS"
 THREADS = 1
 #: Timing rounds: every candidate gets one block per round (at least ``verdict.MIN_BLOCKS``).
 ROUNDS = 20
+
+
+@dataclass(frozen=True)
+class TableWords:
+    """The compact table's words in one language: headers, cells and the caption's sentences."""
+
+    candidate: str
+    cold: str
+    warm: str
+    median: str  # "{unit}" is the time unit
+    iqr: str
+    rounds: str
+    speedup: str
+    peak: str
+    baseline: str  # the baseline's speed-up cell
+    open: str  # brackets around a split or an interval
+    close: str
+    sentence: str  # joins the caption's sentences
+    stop: str
+    setup: Callable[[str, int, int], str]  # device, threads, input sets
+    timing: Callable[[int], str]  # rounds
+    ratio: Callable[[str], str]  # the baseline's name
+    compile_note: str
+    cpu_memory: str
+    noisy: Callable[[str], str]  # the reasons, joined
+
+    def bracket(self, text: str) -> str:
+        return f"{self.open}{text}{self.close}"
+
+
+#: The languages the compact table is recorded in; the first is the unsuffixed ``<name>``.
+TABLE_WORDS: dict[str, TableWords] = {
+    "zh": TableWords(
+        candidate="写法", cold="冷编译首次调用 s（Dynamo / Inductor）",
+        warm="热缓存首次调用 s（Dynamo / Inductor）",
+        median="中位数（{unit}）", iqr="IQR（{unit}）", rounds="轮数", speedup="加速比（95 % 区间）",
+        peak="峰值显存（MiB）", baseline="1（基准）", open="（", close="）", sentence="；", stop="。",
+        setup=lambda device, threads, sets: (f"设备 {device}，{threads} 线程（由测量框架固定），"
+                                             f"{sets} 组输入轮换"),
+        timing=lambda rounds: f"预热后各写法交替计时 {rounds} 轮，取每次调用的中位数与四分位距（IQR）",
+        ratio=lambda baseline: f"加速比 = {baseline} 的中位数 ÷ 本行的中位数，括号内为按轮自助法（bootstrap）"
+                               "得到的 95 % 区间",
+        compile_note="冷编译：重置 Dynamo、使用全新的空 Inductor 缓存目录；"
+                     "热缓存：同一缓存目录已填满后再次首次调用；"
+                     "括号内为 torch 编译指标中的 Dynamo 跟踪与 Inductor（含 AOTAutograd）时间；均为单次测量",
+        cpu_memory="CPU 上不测峰值内存",
+        noisy=lambda reasons: f"测量受干扰（{reasons}），不据此下结论",
+    ),
+    "en": TableWords(
+        candidate="variant", cold="cold first call s (Dynamo / Inductor)",
+        warm="warm-cache first call s (Dynamo / Inductor)", median="median ({unit})", iqr="IQR ({unit})",
+        rounds="rounds", speedup="speed-up (95 % interval)", peak="peak memory (MiB)",
+        baseline="1 (baseline)",
+        open=" (", close=")", sentence="; ", stop=".",
+        setup=lambda device, threads, sets: (f"device {device}, {threads} thread{'s' * (threads != 1)} "
+                                             f"(pinned by the harness), {sets} rotating input sets"),
+        timing=lambda rounds: (f"after warm-up the variants take turns for {rounds} rounds; median and "
+                               "interquartile range (IQR) per call"),
+        ratio=lambda baseline: (f"speed-up = median of {baseline} / median of the row, with its 95 % "
+                                "bootstrap interval over the rounds in brackets"),
+        compile_note="cold: Dynamo reset and a fresh, empty Inductor cache directory; warm cache: the first "
+                     "call again with that directory filled; in brackets the Dynamo tracing and Inductor "
+                     "(AOTAutograd included) time from torch's compile metrics; single samples",
+        cpu_memory="peak memory is not measured on CPU",
+        noisy=lambda reasons: f"noisy measurement ({reasons}): no conclusion rests on it",
+    ),
+}
 
 
 @dataclass(frozen=True)
@@ -142,11 +208,11 @@ class FirstCall:
     def compiled(self) -> bool:
         return self.frames > 0
 
-    def summary(self) -> str:
+    def summary(self, language: str = "zh") -> str:
         """"1.46（0.21 / 1.18）": wall seconds, then Dynamo and Inductor, as the tables show it."""
         split = ""
         if self.dynamo_s is not None and self.inductor_s is not None:
-            split = f"（{readable(self.dynamo_s)} / {readable(self.inductor_s)}）"
+            split = TABLE_WORDS[language].bracket(f"{readable(self.dynamo_s)} / {readable(self.inductor_s)}")
         return f"{readable(self.wall_s)}{split}"
 
 
@@ -251,16 +317,17 @@ class Comparison:
         except ValueError:
             return None
 
-    def noise(self, *names: str) -> tuple[str, ...]:
-        """Why the measurements of ``names`` (default: all) are too noisy for a verdict; empty if not."""
+    def noise(self, *names: str, label: Callable[[str], str] = str) -> tuple[str, ...]:
+        """Why the measurements of ``names`` (default: all) are too noisy for a verdict; empty if not.
+        ``label`` names the candidates (a table in another language)."""
         reasons = []
         chosen = [self[n] for n in names] if names else list(self.measurements)
         for m in chosen:
             if m.timing.spread > self.limits.spread:
-                reasons.append(f"{m.name}: blocks spread {m.timing.spread:.0%} of the median "
+                reasons.append(f"{label(m.name)}: blocks spread {m.timing.spread:.0%} of the median "
                                f"(limit {self.limits.spread:.0%})")
             if m.cpu_share is not None and m.cpu_share < self.limits.cpu_share:
-                reasons.append(f"{m.name}: had the CPU {m.cpu_share:.0%} of the time "
+                reasons.append(f"{label(m.name)}: had the CPU {m.cpu_share:.0%} of the time "
                                f"(limit {self.limits.cpu_share:.0%})")
         loads = [x for x in (self.load_average, self.load_average_end) if x is not None]
         if loads and max(loads) > self.limits.load_per_cpu * self.cpus:
@@ -327,72 +394,84 @@ class Comparison:
             parts.append("NOISY: " + "; ".join(noise))
         return "; ".join([" ".join(parts), *self.notes])
 
-    def display_rows(self) -> list[dict[str, Any]]:
-        """One row per candidate for a post: Chinese headers with units, numbers at a readable precision.
+    def display_rows(self, language: str = "zh", label: Callable[[str], str] = str) -> list[dict[str, Any]]:
+        """One row per candidate for a post: headers with units in ``language`` (a key of
+        ``TABLE_WORDS``), candidates named by ``label``, numbers at a readable precision.
 
         Times are in one unit per column (the largest that keeps every value under 1000); compile
         columns appear when a candidate compiled, the peak memory column where it was measured.
         """
+        words = TABLE_WORDS[language]
         unit, scale = _time_unit([m.timing.median_s for m in self.measurements])
         compiled = any(m.first.warm is not None for m in self.measurements)
         with_memory = any(m.peak_memory_bytes is not None for m in self.measurements)
         rows = []
         for m in self.measurements:
-            row: dict[str, Any] = {"写法": m.name}
+            row: dict[str, Any] = {words.candidate: label(m.name)}
             if compiled:
                 warm = m.first.warm
-                row["冷编译首次调用 s（Dynamo / Inductor）"] = m.first.cold.summary() if warm else "—"
-                row["热缓存首次调用 s（Dynamo / Inductor）"] = warm.summary() if warm else "—"
-            row[f"中位数（{unit}）"] = readable(m.timing.median_s * scale)
-            row[f"IQR（{unit}）"] = readable(m.timing.iqr_s * scale)
-            row["轮数"] = m.timing.repeats
-            row["加速比（95 % 区间）"] = self.speedup_text(m.name)
+                row[words.cold] = m.first.cold.summary(language) if warm else "—"
+                row[words.warm] = warm.summary(language) if warm else "—"
+            row[words.median.format(unit=unit)] = readable(m.timing.median_s * scale)
+            row[words.iqr.format(unit=unit)] = readable(m.timing.iqr_s * scale)
+            row[words.rounds] = m.timing.repeats
+            row[words.speedup] = self.speedup_text(m.name, language=language)
             if with_memory:
                 peak = m.peak_memory_bytes
-                row["峰值显存（MiB）"] = None if peak is None else readable(peak / 2**20)
+                row[words.peak] = None if peak is None else readable(peak / 2**20)
             rows.append(row)
         return rows
 
-    def speedup_text(self, name: str, over: str | None = None) -> str:
+    def speedup_text(self, name: str, over: str | None = None, language: str = "zh") -> str:
         """"2.31×（2.20–2.45）": the speed-up over ``over`` (default: the baseline) with its interval."""
+        words = TABLE_WORDS[language]
         if name == (over or self.baseline):
-            return "1（基准）"
+            return words.baseline
         try:
             interval = self.interval(name, over)
         except ValueError:  # too few blocks for an interval
             return f"{readable(self.speedup(name, over))}×"
-        return f"{readable(interval.ratio)}×（{readable(interval.low)}–{readable(interval.high)}）"
+        return f"{readable(interval.ratio)}×" + words.bracket(
+            f"{readable(interval.low)}–{readable(interval.high)}")
 
-    def display_caption(self, caption: str | None = None) -> str:
-        """A short Chinese caption: what was compared, the device, the thread count and the method."""
-        rounds = self.measurements[0].timing.repeats
+    def display_caption(self, caption: str | None = None, language: str = "zh",
+                        label: Callable[[str], str] = str) -> str:
+        """A short caption in ``language``: what was compared, the device, the thread count and the method."""
+        words = TABLE_WORDS[language]
         parts = [
-            f"设备 {self.device}，{self.threads} 线程（由测量框架固定），{self.input_sets} 组输入轮换",
-            f"预热后各写法交替计时 {rounds} 轮，取每次调用的中位数与四分位距（IQR）",
-            f"加速比 = {self.baseline} 的中位数 ÷ 本行的中位数，"
-            "括号内为按轮自助法（bootstrap）得到的 95 % 区间",
+            words.setup(self.device, self.threads, self.input_sets),
+            words.timing(self.measurements[0].timing.repeats),
+            words.ratio(label(self.baseline)),
         ]
         if any(m.first.warm is not None for m in self.measurements):
-            parts.append("冷编译：重置 Dynamo、使用全新的空 Inductor 缓存目录；"
-                         "热缓存：同一缓存目录已填满后再次首次调用；"
-                         "括号内为 torch 编译指标中的 Dynamo 跟踪与 Inductor（含 AOTAutograd）时间；"
-                         "均为单次测量")
+            parts.append(words.compile_note)
         if self.device != "cuda":
-            parts.append(CPU_MEMORY_NOTE_ZH)
+            parts.append(words.cpu_memory)
         if self.noise():
-            parts.append("测量受干扰（" + "；".join(self.noise()) + "），不据此下结论")
-        return "；".join([caption, *parts] if caption else parts) + "。"
+            parts.append(words.noisy(words.sentence.join(self.noise(label=label))))
+        return words.sentence.join([caption, *parts] if caption else parts) + words.stop
 
-    def record(self, name: str, caption: str | None = None) -> None:
-        """Record the comparison twice: `name`, compact for the post, and `name.raw`, every number.
+    def record(self, name: str, caption: str | None = None, *,
+               translations: Mapping[str, Mapping[str, str]] | None = None) -> None:
+        """Record the comparison: `name` for the post in Chinese, `name.en` in English (the page's
+        language picks one), and `name.raw`, every number.
 
-        The raw table keeps seconds, calls per block, the interval, CPU share, compile splits, graphs,
-        breaks and their reasons, recompiles, and the full method in its caption (load average and
-        noise included), so nothing measured is lost.
+        ``translations`` maps a language to the snippet's own words in it: the candidates' names and the
+        caption (``{"en": {"编译": "compiled", caption: "..."}}``); the harness words the rest. The raw
+        table keeps seconds, calls per block, the interval, CPU share, compile splits, graphs, breaks
+        and their reasons, recompiles, and the full method in its caption (load average and noise
+        included), so nothing measured is lost.
         """
         from perfblog.generator.record import table
 
-        table(name, self.display_rows(), caption=self.display_caption(caption))
+        unknown = set(translations or ()) - set(TABLE_WORDS)
+        if unknown:
+            raise ValueError(f"the harness has no words in {sorted(unknown)} (it has {sorted(TABLE_WORDS)})")
+        for index, language in enumerate(TABLE_WORDS):
+            label = _relabel((translations or {}).get(language, {}))
+            shown = None if caption is None else label(caption)
+            table(name if index == 0 else f"{name}.{language}", self.display_rows(language, label),
+                  caption=self.display_caption(shown, language, label))
         full = self.caption() if caption is None else f"{caption} ({self.caption()})"
         table(f"{name}.raw", self.rows(), caption=full)
 
@@ -409,6 +488,11 @@ class Comparison:
         judgement = self.judge(candidate, over, delta)
         verdict(name, judgement, device=self.device, expect=expect, line=_caller_line())
         return judgement
+
+
+def _relabel(words: Mapping[str, str]) -> Callable[[str], str]:
+    """A snippet's text in another language where ``words`` has it, else as it is."""
+    return lambda text: words.get(text, text)
 
 
 def _round(value: float | None, digits: int = 4) -> float | None:

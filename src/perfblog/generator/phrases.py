@@ -6,6 +6,7 @@ numbers. A language is one ``Words`` in ``LANGUAGES``, keyed by the primary subt
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -49,11 +50,20 @@ class Words:
 
     def verdict(self, record: VerdictRecord, subject: str, baseline: str) -> str:
         if record.verdict is Verdict.INCONCLUSIVE and record.noise:
-            return self.noisy(record, subject, baseline)
+            return self.noisy(_named(record, subject, baseline), subject, baseline)
         return self.clauses[record.verdict](record, subject, baseline)
 
     def rule(self, record: VerdictRecord) -> str:
         return self.rule_text(record)
+
+
+def _named(record: VerdictRecord, subject: str, baseline: str) -> VerdictRecord:
+    """The record with its noise reasons naming the two sides as the sentence does ("编译 · where: had
+    the CPU 67 % …" -> "the compiled version: …"), so a reason never names a candidate in another language."""
+    names = {f"{record.candidate}: ": f"{subject}: ", f"{record.baseline}: ": f"{baseline}: "}
+    noise = tuple(next((reason.replace(old, new, 1) for old, new in names.items() if reason.startswith(old)),
+                       reason) for reason in record.noise)
+    return dataclasses.replace(record, noise=noise)
 
 
 def _pct(value: float) -> str:

@@ -3,13 +3,18 @@
 Like MyST-NB's ``glue``, a record is an ordinary Jupyter display output with its own MIME type,
 so it travels through the kernel, the store and the cache like any other output. The runner
 collects the records of each cell; posts embed them by name.
+
+A record may exist in more than one language: ``NAME.<language>`` (``timings.en``) is the same record
+worded for pages in that language, and a post's embed on such a page shows it instead of ``NAME``
+(``render.Embeds``). ``table`` and ``chart`` record those variants from ``translations``; a value is
+glued under both names.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from perfblog.generator.verdict import Verdict
@@ -19,6 +24,11 @@ if TYPE_CHECKING:
 
 MIME = "application/vnd.blog.record+json"
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
+#: A language's primary subtag (BCP 47), as record names carry it: ``en``, ``zh``.
+_LANGUAGE = re.compile(r"^[a-z]{2,3}$")
+
+#: Per language, the recorded text (a caption, a header, a cell, a label) -> the text in that language.
+Translations = Mapping[str, Mapping[str, str]]
 
 
 def glue(name: str, value: Any, *, unit: str | None = None) -> None:
@@ -32,13 +42,23 @@ def table(
     *,
     columns: Sequence[str] | None = None,
     caption: str | None = None,
+    translations: Translations | None = None,
 ) -> None:
-    """Record a table: a list of rows (mappings), columns in the given or first-seen order."""
+    """Record a table: a list of rows (mappings), columns in the given or first-seen order.
+
+    ``translations`` ({"en": {"图": "graphs", caption: "..."}}) also records ``NAME.en``: the same table
+    with its caption, headers and text cells replaced where the mapping has them (whole strings).
+    """
     if columns is None:
         columns = list(dict.fromkeys(key for row in rows for key in row))
     data = [[_scalar(row.get(col)) for col in columns] for row in rows]
-    _emit({"kind": "table", "name": _check_name(name), "columns": list(columns), "rows": data,
-           "caption": caption})
+    payload = {"kind": "table", "name": _check_name(name), "columns": list(columns), "rows": data,
+               "caption": caption}
+    _emit(payload)
+    for language, words in _languages(translations):
+        say = _translator(words)
+        _emit(payload | {"name": f"{name}.{language}", "columns": [say(c) for c in columns],
+                         "rows": [[say(v) for v in row] for row in data], "caption": say(caption)})
 
 
 def chart(
@@ -51,8 +71,13 @@ def chart(
     title: str = "",
     x_label: str = "",
     y_label: str = "",
+    translations: Translations | None = None,
 ) -> None:
-    """Record data for a chart that the build renders to SVG; ``alt`` describes it for readers."""
+    """Record data for a chart that the build renders to SVG; ``alt`` describes it for readers.
+
+    ``translations`` records ``NAME.<language>`` variants, as ``table`` does: the x labels, the series'
+    names, the alt text, the title and the axis labels replaced where the mapping has them.
+    """
     if kind not in ("bar", "line"):
         raise ValueError(f"chart kind must be 'bar' or 'line', not {kind!r}")
     if not alt.strip():
@@ -60,11 +85,19 @@ def chart(
     for label, values in series.items():
         if len(values) != len(x):
             raise ValueError(f"series {label!r} has {len(values)} values for {len(x)} x positions")
-    _emit({
+    payload = {
         "kind": "chart", "name": _check_name(name), "chart": kind, "x": [_scalar(v) for v in x],
         "series": {k: [_scalar(v) for v in vs] for k, vs in series.items()},
         "alt": alt, "title": title, "x_label": x_label, "y_label": y_label,
-    })
+    }
+    _emit(payload)
+    for language, words in _languages(translations):
+        say = _translator(words)
+        _emit(payload | {
+            "name": f"{name}.{language}", "x": [say(v) for v in payload["x"]],
+            "series": {say(k): v for k, v in payload["series"].items()},
+            **{key: say(payload[key]) for key in ("alt", "title", "x_label", "y_label")},
+        })
 
 
 def verdict(name: str, judgement: Judgement, *, device: str, expect: str | Mapping[str, str] | None = None,
@@ -93,6 +126,21 @@ def _expected(expect: str | Mapping[str, str] | None, device: str) -> str | None
         wanted = expect.get(device)
         return None if wanted is None else Verdict.parse(wanted).value
     return Verdict.parse(expect, "expected verdict").value
+
+
+def _languages(translations: Translations | None) -> list[tuple[str, Mapping[str, str]]]:
+    """The translations' languages, checked: a record's name carries the primary subtag."""
+    found = list((translations or {}).items())
+    for language, _ in found:
+        if not isinstance(language, str) or not _LANGUAGE.match(language):
+            raise ValueError(f"translations are keyed by a language's primary subtag ('en', 'zh'), "
+                             f"not {language!r}")
+    return found
+
+
+def _translator(words: Mapping[str, str]) -> Callable[[Any], Any]:
+    """Replace a whole string where ``words`` has it; anything else stays as recorded."""
+    return lambda value: words.get(value, value) if isinstance(value, str) else value
 
 
 def _check_name(name: str) -> str:

@@ -70,6 +70,11 @@ class Page:
     language: str = "zh-CN"  # BCP 47
     torch: str | None = None  # "2.13": results from another torch are labelled
 
+    @property
+    def primary_language(self) -> str:
+        """"zh" for "zh-CN": the suffix of records worded for this page's language."""
+        return self.language.split("-", 1)[0].lower()
+
 
 @dataclass
 class Shown:
@@ -583,12 +588,16 @@ class Embeds:
         return f"\n{self._footer(res, res.snippet.stem)}\n"
 
     def _record(self, res: Resolved, kind: type[R], name: str) -> R | None:
-        """The named record; None when outputs are off or no result exists (placeholders then)."""
+        """The named record, in the page's language when the snippet recorded it so (``NAME.en`` on an
+        English page, see ``record``); None when outputs are off or no result exists (placeholders)."""
         result = res.status.result
         if result is None:
             return None
         records = result.records(kind.KIND)
-        if name not in records:
+        worded = f"{name}.{self.page.primary_language}"
+        if worded in records:
+            name = worded
+        elif name not in records:
             known = ", ".join(records) or "none"
             raise EmbedError(f"snippet '{res.snippet.stem}' recorded no {kind.KIND} {name!r} "
                              f"({SECTIONS[kind.KIND]}: {known})")
