@@ -31,8 +31,11 @@ x = torch.randn(TOKENS, DIM, device=DEVICE, dtype=DTYPE)
 w_norm = torch.ones(DIM, device=DEVICE, dtype=DTYPE)
 w13 = torch.randn(DIM, 2 * HIDDEN, device=DEVICE, dtype=DTYPE) * 0.02
 w2 = torch.randn(HIDDEN, DIM, device=DEVICE, dtype=DTYPE) * 0.02
+# blog: start remove-input
 glue("torch", torch.__version__)
 glue("shape", f"{TOKENS}×{DIM}，隐藏层 {HIDDEN}，{str(DTYPE).removeprefix('torch.')}")
+glue("shape.en", f"{TOKENS}×{DIM}, hidden size {HIDDEN}, {str(DTYPE).removeprefix('torch.')}")
+# blog: end remove-input
 
 
 def mlp_block(x, w_norm, w13, w2):
@@ -79,6 +82,8 @@ def activation_cpu(fn):
 activation = activation_cuda if DEVICE == "cuda" else activation_cpu
 method = ("torch.cuda.max_memory_allocated() − 调用前的 memory_allocated()" if DEVICE == "cuda"
           else "torch.profiler 的内存时间线（profile_memory=True）")
+method_en = ("torch.cuda.max_memory_allocated() − memory_allocated() before the call" if DEVICE == "cuda"
+             else "the memory timeline of torch.profiler (profile_memory=True)")
 compiled = torch.compile(mlp_block, fullgraph=True)
 with torch.no_grad():
     torch.testing.assert_close(compiled(x, w_norm, w13, w2), mlp_block(x, w_norm, w13, w2),
@@ -91,21 +96,36 @@ print(measured)
 out_bytes = x.numel() * x.element_size()
 rows = [{"写法": name, "激活内存 MiB": round(peak / 2**20, 2), "相当于几个输出": round(peak / out_bytes, 1),
          "分配次数": count} for name, (peak, count) in measured.items()]
-table("activation", rows, caption=f"一个 MLP 块（{TOKENS}×{DIM}），{DEVICE}；激活内存 = {method}；"
-      "不含权重，单次调用")
+caption = f"一个 MLP 块（{TOKENS}×{DIM}），{DEVICE}；激活内存 = {method}；不含权重，单次调用"
+table("activation", rows, caption=caption, translations={"en": {
+    "写法": "variant", "激活内存 MiB": "activation memory MiB", "相当于几个输出": "in outputs' worth",
+    "分配次数": "allocations",
+    caption: f"One MLP block ({TOKENS}×{DIM}), {DEVICE}; activation memory = {method_en}; weights not "
+             "counted, one call"}})
 eager_peak, compiled_peak = measured["eager"][0], measured["compiled"][0]
 assert compiled_peak < eager_peak, measured  # fused pointwise chains never materialise their intermediates
 assert measured["compiled"][1] < measured["eager"][1], measured
 glue("eager.activation_mib", eager_peak / 2**20)
 glue("compiled.activation_mib", compiled_peak / 2**20)
+glue("eager.allocations", measured["eager"][1])
+glue("compiled.allocations", measured["compiled"][1])
 glue("saving_pct", 100 * (1 - compiled_peak / eager_peak))
 glue("method", method)
+glue("method.en", method_en)
 
 # %% name="buffers"
 # What the compiled block allocates: every buffer the generated wrapper creates, in order.
-_, sources = output_code(compiled, x, w_norm, w13, w2)
+with torch.no_grad():
+    _, sources = output_code(compiled, x, w_norm, w13, w2)
 allocs = [line.strip() for source in sources for line in source.splitlines()
           if line.strip().startswith("buf") and "= empty_strided" in line]
+reuses = [line.strip() for source in sources for line in source.splitlines() if "# reuse" in line]
 print("\n".join(allocs))
+print(f"buffers reused by Inductor's memory planning: {len(reuses)}")
+# blog: start hide-input
 assert allocs, "no buffer allocations found in the generated code"
+# blog: end hide-input
+# blog: start remove-input
 glue("compiled.buffers", len(allocs))
+glue("compiled.reused", len(reuses))
+# blog: end remove-input

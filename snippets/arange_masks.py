@@ -86,6 +86,8 @@ result = compare(
 for row in result.rows():
     print(f"{row['candidate']:20} {row['median_us']:10.1f} us  x{row['speedup']:.2f}")
 # blog: start remove-input
-result.record("timings", caption="由 arange 掩码计算因果注意力权重")
+result.record("timings", caption="由 arange 掩码计算因果注意力权重", translations={"en": {
+    "编译（fullgraph）": "compiled (fullgraph)",
+    "由 arange 掩码计算因果注意力权重": "Causal attention weights from an arange mask"}})
 result.record_verdict("compiled", "编译（fullgraph）")
 # blog: end remove-input

@@ -16,6 +16,8 @@
 # `torch._dynamo.error_on_graph_break(True)`.
 
 # %% name="setup"
+import functools
+
 import torch
 from _inspect import matching, message, torch_logs
 
@@ -23,7 +25,9 @@ from perfblog.generator import glue, table
 from perfblog.generator.bench import count_compiles, first_line
 
 torch.manual_seed(0)
+# blog: start remove-input
 glue("torch", torch.__version__)
+# blog: end remove-input
 
 
 def shout(x):
@@ -48,29 +52,45 @@ with torch_logs(graph_breaks=True, recompiles=True) as logged:
 breaks = matching(logged, r"Graph break in user code|Graph Break Reason")
 recompiles = matching(logged, r"Recompiling function|size mismatch")
 print("\n".join(breaks + recompiles))
+# blog: start hide-input
 assert breaks and recompiles, logged
 assert any("size mismatch at index 0. expected 8, actual 32" in line for line in recompiles), recompiles
+# blog: end hide-input
+# blog: start remove-input
 glue("logs.break_reason", message(breaks[-1]))
 guard = next(line for line in recompiles if "expected 8, actual 32" in line)
 glue("logs.recompile_reason", message(guard).removeprefix("- "))
+# blog: end remove-input
 
 # %% name="loop_skip"
+# blog: start remove-input
 rows = []
+# blog: end remove-input
 for fn in (shout, shout_in_loop):
     torch._dynamo.reset()
+    compiled = torch.compile(fn, backend="eager")
     with torch_logs(graph_breaks=True) as logged:
-        stats = count_compiles(lambda: torch.compile(fn, backend="eager")(torch.randn(8)))  # noqa: B023
+        stats = count_compiles(functools.partial(compiled, torch.randn(8)))
     gave_up = matching(logged, r"falling back to eager")
+    print(f"{fn.__name__}: graphs={stats.graphs}", *[message(line) for line in gave_up])
+    # blog: start remove-input
     rows.append({"函数": fn.__name__, "图": stats.graphs, "日志": message(gave_up[0]) if gave_up else "—"})
-    print(rows[-1])
+    # blog: end remove-input
+# blog: start hide-input
 straight, looped = rows
 assert straight["图"] == 2, straight  # before and after the break: two graphs
 assert looped["图"] == 0, looped  # the break is inside a loop: nothing compiled, the frame runs eagerly
 assert "falling back to eager" in looped["日志"], looped
-table("loop_skip", rows, caption=f"同一个 print 断点，放在循环外与循环内（torch {torch.__version__}）")
+# blog: end hide-input
+# blog: start remove-input
+caption = f"同一个 print 断点，放在循环外与循环内（torch {torch.__version__}）"
+table("loop_skip", rows, caption=caption, translations={"en": {
+    "函数": "function", "图": "graphs", "日志": "log (TORCH_LOGS=graph_breaks)",
+    caption: f"The same print break, outside and inside a loop (torch {torch.__version__})"}})
 glue("loop.graphs", looped["图"])
 glue("straight.graphs", straight["图"])
 glue("loop.log", looped["日志"])
+# blog: end remove-input
 
 
 # %% name="fail_on_recompile"
@@ -90,8 +110,12 @@ with torch.compiler.set_stance("fail_on_recompile"):
     else:
         raise AssertionError("fail_on_recompile let a recompile through")
 print(recompile_error)
+# blog: start hide-input
 assert recompile_error.startswith("Detected recompile when torch.compile stance is 'fail_on_recompile'")
+# blog: end hide-input
+# blog: start remove-input
 glue("stance.error", recompile_error.split(". filename")[0])
+# blog: end remove-input
 
 # %% name="error_on_graph_break"
 torch._dynamo.reset()
@@ -104,7 +128,11 @@ except torch._dynamo.exc.TorchDynamoException as exc:
 else:
     raise AssertionError("error_on_graph_break(True) let a graph break through")
 print(break_error)
-assert break_error == "Unsupported: Failed to trace builtin operator", break_error
 torch._dynamo.reset()
 lenient(torch.randn(8))  # outside the block the same function breaks quietly again
+# blog: start hide-input
+assert break_error == "Unsupported: Failed to trace builtin operator", break_error
+# blog: end hide-input
+# blog: start remove-input
 glue("error_on_graph_break.error", break_error)
+# blog: end remove-input

@@ -79,7 +79,9 @@ if DEVICE == "cuda":
     for row in result.rows():
         print(f"{row['candidate']:16} {row['median_us']:10.1f} us  x{row['speedup']:.2f}")
     # blog: start remove-input
-    result.record("timings", caption="启动开销主导的 MLP：eager、default 与 reduce-overhead（CUDA Graphs）")
+    caption = "启动开销主导的 MLP：eager、default 与 reduce-overhead（CUDA Graphs）"
+    result.record("timings", caption=caption, translations={"en": {
+        caption: "A launch-bound MLP: eager, default and reduce-overhead (CUDA Graphs)"}})
     result.record_verdict("default", "default")
     result.record_verdict("reduce_overhead", "reduce-overhead", over="default")
     glue("status", "measured")
@@ -89,16 +91,20 @@ if DEVICE == "cuda":
 else:
     # Observed on CPU: reduce-overhead compiles and runs correctly, CUDA graphs are skipped silently.
     status = "CPU 上不适用：CUDA Graphs 需要 CUDA 设备"
-    print(status)
+    status_en = "not applicable on CPU: CUDA graphs need a CUDA device"
+    print(status_en)
     # blog: start hide-input
     assert skips == 1, skips
     assert not perf_hints, perf_hints  # ... and silently: nothing tells the user CUDA graphs were skipped
     # blog: end hide-input
     # blog: start remove-input
     glue("status", status)
+    glue("status.en", status_en)
     glue("speedup.default", None)
     glue("speedup.reduce_overhead", None)
     table("timings", [{"模式": mode, "设备": DEVICE, "状态": status}
                       for mode in ("eager", "default", "reduce-overhead")],
-          caption="没有 CUDA 设备：未测量任何耗时")
+          caption="没有 CUDA 设备：未测量任何耗时", translations={"en": {
+              "模式": "mode", "设备": "device", "状态": "status", status: status_en,
+              "没有 CUDA 设备：未测量任何耗时": "No CUDA device: no time was measured"}})
     # blog: end remove-input

@@ -78,7 +78,7 @@ assert stats.graphs == 2, stats
 # blog: end hide-input
 # blog: start remove-input
 glue("size_one.compilations", stats.graphs)
-counts[f"dynamic=True, sizes {with_one}"] = stats.graphs
+counts[f"dynamic=True，批大小 {with_one}"] = stats.graphs
 # blog: end remove-input
 
 # %% name="limit"
@@ -93,16 +93,29 @@ assert stats.graphs == limit == 8, (stats.graphs, limit)
 # blog: start remove-input
 glue("limit.value", limit)
 glue("limit.compilations", stats.graphs)
-counts[f"dynamic=False, {len(many)} sizes"] = stats.graphs
+counts[f"dynamic=False，{len(many)} 种批大小"] = stats.graphs
 # blog: end remove-input
 
 # %% name="summary" hide=true
 # Short chart labels, so that six bars' labels fit side by side.
 short = ["None", "True", "False", "mark_dynamic", "True·含1", f"False·{len(many)}种"]
 assert len(short) == len(counts)
-table("compilations", [{"设置": k, "编译次数": v} for k, v in counts.items()],
-      caption=f"gelu(2x+1).sum(-1) 在批大小 {SIZES} 上的编译次数（另有注明的除外）")
-chart("compilations", x=short, series={"编译次数": list(counts.values())},
-      alt="柱状图：各种动态形状设置下 torch.compile 编译的次数；“True·含1”为混入批大小 1 的 dynamic=True，"
-          f"“False·{len(many)}种”为 {len(many)} 种批大小的 dynamic=False",
-      title="各 dynamic 设置的编译次数", x_label="dynamic 设置", y_label="编译次数")
+caption = f"gelu(2x+1).sum(-1) 在批大小 {SIZES} 上的编译次数（另有注明的除外）"
+alt = ("柱状图：各种动态形状设置下 torch.compile 编译的次数；“True·含1”为混入批大小 1 的 dynamic=True，"
+       f"“False·{len(many)}种”为 {len(many)} 种批大小的 dynamic=False")
+english = {
+    "设置": "setting", "编译次数": "compilations", "True·含1": "True·with 1",
+    f"False·{len(many)}种": f"False·{len(many)} sizes",
+    "各 dynamic 设置的编译次数": "Compilations per dynamic setting", "dynamic 设置": "dynamic setting",
+    f"dynamic=True，批大小 {with_one}": f"dynamic=True, sizes {with_one}",
+    f"dynamic=False，{len(many)} 种批大小": f"dynamic=False, {len(many)} sizes",
+    caption: f"Compilations of gelu(2x+1).sum(-1) over batch sizes {SIZES} (unless stated otherwise)",
+    alt: "Bar chart: how many times torch.compile compiled under each dynamic-shape setting; 'True·with 1' "
+         f"is dynamic=True with a batch of 1 mixed in, 'False·{len(many)} sizes' is dynamic=False over "
+         f"{len(many)} batch sizes",
+}
+table("compilations", [{"设置": k, "编译次数": v} for k, v in counts.items()], caption=caption,
+      translations={"en": english})
+chart("compilations", x=short, series={"编译次数": list(counts.values())}, alt=alt,
+      title="各 dynamic 设置的编译次数", x_label="dynamic 设置", y_label="编译次数",
+      translations={"en": english})

@@ -24,7 +24,9 @@ from perfblog.generator import glue, table
 torch.manual_seed(0)
 many = torch.randn(16).abs() + 0.5  # 16 positive values
 few = -many  # none
+# blog: start remove-input
 glue("torch", torch.__version__)
+# blog: end remove-input
 
 
 def clip_if_many(x):
@@ -39,16 +41,24 @@ torch.compile(clip_if_many, fullgraph=True)(many)
 
 # %% name="dynamic_does_not_help"
 # The source's advice: make the shapes symbolic. The error stays, because n is data, not a shape.
+# blog: start remove-input
 rows = []
+# blog: end remove-input
 for dynamic in (None, True):
     torch._dynamo.reset()
     seen = describe(compile_error(clip_if_many, many, dynamic=dynamic, backend="eager"))
     print(f"dynamic={dynamic}: {seen['exception']}: {seen['first_line']}")
+    # blog: start hide-input
     assert "Could not guard on data-dependent expression" in seen["first_line"], seen
+    # blog: end hide-input
+    # blog: start remove-input
     rows.append({"写法": f"if n > 4（dynamic={dynamic}）", "结果": seen["exception"],
                  "第一行": seen["first_line"]})
+    # blog: end remove-input
+# blog: start remove-input
 glue("fails.message", rows[0]["第一行"])
 glue("fails.exception", rows[0]["结果"])
+# blog: end remove-input
 
 
 # %% name="fixes"
@@ -73,10 +83,15 @@ for fn, inputs in ((clip_checked, (many,)), (clip_cond, (many, few)), (clip_wher
     torch._dynamo.reset()
     compiled = torch.compile(fn, fullgraph=True)
     for x in inputs:
-        torch.testing.assert_close(compiled(x), clip_if_many(x))
+        out = compiled(x)
+        # blog: start hide-input
+        torch.testing.assert_close(out, clip_if_many(x))
+        # blog: end hide-input
+    print(f"{fn.__name__}: compiles with fullgraph=True, equal to eager")
+    # blog: start remove-input
     rows.append({"写法": fn.__name__, "结果": "编译通过（fullgraph=True）",
                  "第一行": f"与 eager 一致（{'、'.join('n>4' if x is many else 'n≤4' for x in inputs)}）"})
-    print(f"{fn.__name__}: compiles with fullgraph=True, equal to eager")
+    # blog: end remove-input
 # torch._check is a promise, and the compiled code enforces it: an input that breaks it fails loudly.
 torch._dynamo.reset()
 try:
@@ -86,6 +101,15 @@ except RuntimeError as exc:
 else:
     raise AssertionError("torch._check did not become a run-time check")
 print(f"clip_checked(few): RuntimeError: {broken}")
+# blog: start remove-input
 rows.append({"写法": "clip_checked（n≤4 的输入）", "结果": "RuntimeError", "第一行": broken})
 glue("check.runtime_error", broken)
-table("fixes", rows, caption=f"数据相关分支的报错与改法（torch {torch.__version__}）")
+caption = f"数据相关分支的报错与改法（torch {torch.__version__}）"
+table("fixes", rows, caption=caption, translations={"en": {
+    "写法": "code", "结果": "outcome", "第一行": "first line / check", **{
+        f"if n > 4（dynamic={d}）": f"if n > 4 (dynamic={d})" for d in (None, True)},
+    "编译通过（fullgraph=True）": "compiles (fullgraph=True)", "与 eager 一致（n>4）": "equal to eager (n>4)",
+    "与 eager 一致（n>4、n≤4）": "equal to eager (n>4, n≤4)",
+    "clip_checked（n≤4 的输入）": "clip_checked (input with n≤4)",
+    caption: f"A data-dependent branch: the error and the fixes (torch {torch.__version__})"}})
+# blog: end remove-input

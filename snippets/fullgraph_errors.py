@@ -66,10 +66,13 @@ for pattern, (fn, code, first) in expected.items():
     assert seen["first_line"] == first, seen
     glue(f"{pattern}.exception", seen["exception"])
     glue(f"{pattern}.message", seen["first_line"])
-    rows.append({"pattern": pattern, "code": code, **seen})
+    rows.append({"写法": pattern, "代码": code, "异常": seen["exception"], "报错第一行": seen["first_line"]})
     print(f"{pattern:7} {seen['exception']}: {seen['first_line']}")
 glue("base_class", "TorchDynamoException")
-table("errors", rows, caption=f"fullgraph=True, torch {torch.__version__}, backend='eager'")
+caption = f"fullgraph=True 下的报错（torch {torch.__version__}，backend='eager'）"
+table("errors", rows, caption=caption, translations={"en": {
+    "写法": "pattern", "代码": "code", "异常": "exception", "报错第一行": "first line of the message",
+    caption: f"What fullgraph=True raises (torch {torch.__version__}, backend='eager')"}})
 
 # %% name="print_fix"
 # print can stay in a full graph when Dynamo may move it after the graph: a logging function.

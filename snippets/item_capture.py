@@ -49,6 +49,13 @@ def graphs_and_breaks(fn, *args, **options):
 
 # blog: start remove-input
 rows = []
+
+
+def row(code, setting, seen):
+    return {"代码": code, "设置": setting, "图": seen["graphs"], "断裂": seen["breaks"],
+            "原因": seen["reason"]}
+
+
 # blog: end remove-input
 
 # %% name="default"
@@ -63,8 +70,8 @@ assert (tolist["graphs"], tolist["breaks"]) == (2, 1), tolist
 assert tolist["reason"] == "Data dependent operator", tolist
 # blog: end hide-input
 # blog: start remove-input
-rows.append({"code": ".item()", "mode": "default", **seen})
-rows.append({"code": ".tolist() (int)", "mode": "default", **tolist})
+rows.append(row(".item()", "默认配置", seen))
+rows.append(row(".tolist()（整数）", "默认配置", tolist))
 glue("default.graphs", seen["graphs"])
 glue("default.breaks", seen["breaks"])
 glue("default.reason", seen["reason"])
@@ -74,15 +81,19 @@ glue("tolist_default.reason", tolist["reason"])
 # %% name="capture"
 with torch._dynamo.config.patch(capture_scalar_outputs=True):
     seen = graphs_and_breaks(scale_by_mean, x)
-print(seen)
-assert (seen["graphs"], seen["breaks"]) == (1, 0), seen
-rows.append({"code": ".item()", "mode": "capture_scalar_outputs=True", **seen})
-with torch._dynamo.config.patch(capture_scalar_outputs=True):
     captured_list = graphs_and_breaks(int_list, short)
+print(seen)
+print(captured_list)
+# blog: start hide-input
+assert (seen["graphs"], seen["breaks"]) == (1, 0), seen
 assert (captured_list["graphs"], captured_list["breaks"]) == (1, 0), captured_list
-rows.append({"code": ".tolist() (int)", "mode": "capture_scalar_outputs=True", **captured_list})
+# blog: end hide-input
+# blog: start remove-input
+rows.append(row(".item()", "capture_scalar_outputs=True", seen))
+rows.append(row(".tolist()（整数）", "capture_scalar_outputs=True", captured_list))
 glue("capture.graphs", seen["graphs"])
 glue("capture.breaks", seen["breaks"])
+# blog: end remove-input
 
 # %% name="fullgraph"
 print(torch._dynamo.config.capture_scalar_outputs)  # the default is untouched...
@@ -97,12 +108,16 @@ assert (tolist["graphs"], tolist["breaks"]) == (1, 0), tolist
 torch.testing.assert_close(torch.compile(scale_by_mean, fullgraph=True)(x), scale_by_mean(x))
 # blog: end hide-input
 # blog: start remove-input
-rows.append({"code": ".item()", "mode": "fullgraph=True", **seen})
-rows.append({"code": ".tolist() (int)", "mode": "fullgraph=True", **tolist})
+rows.append(row(".item()", "fullgraph=True", seen))
+rows.append(row(".tolist()（整数）", "fullgraph=True", tolist))
 glue("fullgraph.graphs", seen["graphs"])
 glue("fullgraph.breaks", seen["breaks"])
 glue("fullgraph.raised", False)
-table("modes", rows, caption=f"graphs and breaks, backend='eager', torch {torch.__version__}")
+caption = f"图数与图断裂（backend='eager'，torch {torch.__version__}）"
+table("modes", rows, caption=caption, translations={"en": {
+    "代码": "code", "设置": "setting", "图": "graphs", "断裂": "breaks", "原因": "reason",
+    "默认配置": "default", ".tolist()（整数）": ".tolist() (int)",
+    caption: f"Graphs and graph breaks (backend='eager', torch {torch.__version__})"}})
 # blog: end remove-input
 
 
@@ -118,9 +133,13 @@ torch.compile(branch_on_item, fullgraph=True, backend="eager")(x)
 # %% name="branch_on_item_check"
 seen = describe(compile_error(branch_on_item, x, backend="eager"))
 print(seen)
+# blog: start hide-input
 assert "Could not guard on data-dependent expression" in seen["first_line"], seen
+# blog: end hide-input
+# blog: start remove-input
 glue("branch_on_item.exception", seen["exception"])
 glue("branch_on_item.message", seen["first_line"])
+# blog: end remove-input
 
 # %% name="timing"
 torch._dynamo.reset()
@@ -140,7 +159,9 @@ for row in result.rows():
 assert result["编译（fullgraph=True）"].compile.graph_breaks == 0
 # blog: end hide-input
 # blog: start remove-input
-result.record("timings", caption=".item() 断图与被捕获两种情况")
+result.record("timings", caption=".item() 断图与被捕获两种情况", translations={"en": {
+    "编译（断图）": "compiled (graph break)", "编译（fullgraph=True）": "compiled (fullgraph=True)",
+    ".item() 断图与被捕获两种情况": ".item() breaking the graph, and captured"}})
 result.record_verdict("break", "编译（断图）")
 result.record_verdict("fullgraph", "编译（fullgraph=True）")
 # blog: end remove-input

@@ -35,6 +35,7 @@ from torch.profiler import ProfilerActivity, profile
 
 from perfblog.generator import chart, glue, table, target_device
 from perfblog.generator.bench import (
+    TABLE_WORDS,
     first_calls,
     inductor_cache_dir,
     interleave,
@@ -258,16 +259,19 @@ CACHE_ROOT = tempfile.mkdtemp(prefix="model-bench-inductor-")
 SHORT = {"eager": "eager", "torch.compile": "compile", "compile fullgraph": "fullgraph",
          "fullgraph + reduce-overhead": "fullgraph+CG"}
 CACHE = {"growing": "增长", "static": "静态"}
+CACHE_EN = {"growing": "growing", "static": "static"}
 
 
-def prose_label(r):
+def prose_label(r, english=False):
     """The long name, for prose."""
+    if english:
+        return f"{r['variant']} ({CACHE_EN[r['cache']]} KV cache)"
     return f"{r['variant']}（{CACHE[r['cache']]} KV cache）"
 
 
-def short_label(r):
+def short_label(r, english=False):
     """The short name, shared by the table, the chart and the harness's comparisons."""
-    return f"{SHORT[r['variant']]}·{CACHE[r['cache']]}"
+    return f"{SHORT[r['variant']]}·{(CACHE_EN if english else CACHE)[r['cache']]}"
 
 
 
@@ -383,6 +387,7 @@ with torch.no_grad():
         compiled = first.stats if options is not None else None
         results.append(row | {
             "status": "measured", "options": options, "first": first, "first_call_s": first.cold.wall_s,
+            "warm_call_s": first.warm.wall_s if first.warm else None,
             "peak_mib": None if peak is None else peak / 2**20,
             "reserved_mib": None if reserved is None else reserved / 2**20,
             "activation_mib": None if activation is None else activation / 2**20,
@@ -435,53 +440,110 @@ eager = next(r for r in measured if r["variant"] == "eager" and r["cache"] == "g
 
 
 
-def spread(median, iqr):
+def spread(median, iqr, language="zh"):
     """The median and, in brackets, the IQR to the same decimal places."""
     shown = readable(median)
-    return f"{shown}（{iqr:.{len(shown.partition('.')[2])}f}）"
+    decimals = len(shown.partition(".")[2])
+    return shown + TABLE_WORDS[language].bracket(f"{iqr:.{decimals}f}")
 
 
-rows = []
-for r in results:
-    if r["status"] != "measured":
-        rows.append({"配置": short_label(r), "prefill ms（IQR）": "不适用"})
-        continue
-    row = {
-        "配置": short_label(r),
-        "prefill ms（IQR）": spread(r["prefill_ms"], r["prefill_iqr_ms"]),
-        "解码 ms/token（IQR）": spread(r["decode_ms"], r["decode_iqr_ms"]),
-        "解码加速比（95 % 区间）": timed["decode"].speedup_text(short_label(r), over=short_label(eager)),
-    }
-    if ON_GPU:  # memory is measured on CUDA only
-        row["峰值显存 MiB（分配/保留）"] = f"{r['peak_mib']:.0f}/{r['reserved_mib']:.0f}"
-        row["激活显存 MiB"] = f"{r['activation_mib']:.0f}"
-    is_compiled = r["graphs"] is not None
-    row["图/断裂/重编译"] = f"{r['graphs']}/{r['breaks']}/{r['recompiles']}" if is_compiled else "—"
-    warm = r["first"].warm
-    row["冷编译首次运行 s（Dynamo / Inductor）"] = r["first"].cold.summary() if warm else "—"
-    row["热缓存首次运行 s（Dynamo / Inductor）"] = warm.summary() if warm else "—"
-    rows.append(row)
-table("decode", rows, caption=f"batch 1，prompt {PROMPT_LEN} tokens，再逐个解码 {NEW_TOKENS} tokens；"
-      f"{DEVICE}{'' if ON_GPU else f' {torch.get_num_threads()} 线程'}，各配置轮流计时 {REPEATS} 轮，"
-      "中位数（IQR），加速比括号内为按轮自助法的 95 % 区间；冷编译：每个配置在自己的空 Inductor 缓存里、"
-      "重置 Dynamo 后的第一次完整运行；热缓存：同一缓存填满后再次重置 Dynamo 的第一次运行；"
-      "括号内为 torch 编译指标中的 Dynamo 跟踪与 Inductor（含 AOTAutograd）时间；都只有一个样本。"
-      "增长 / 静态：torch.cat 逐步变长 / 预分配的 KV cache（静态的编译配置用 dynamic=False）；CG：CUDA Graphs"
-      + ("；激活显存 = 一次 prefill 加解码的峰值减去调用前已分配的显存（权重、KV cache、CUDA Graph 内存池）。"
-         if ON_GPU else "，CPU 上不适用；CPU 上不测峰值内存。"))
+# The post's tables in each page language: the same numbers, headers and words per language.
+HEADERS = {
+    "zh": {"variant": "配置", "prefill": "prefill ms（IQR）", "decode": "解码 ms/token（IQR）",
+           "speedup": "解码加速比（95 % 区间）", "peak": "峰值显存 MiB（分配/保留）",
+           "activation": "激活显存 MiB",
+           "graphs": "图/断裂/重编译", "cold": "冷编译首次运行 s（Dynamo / Inductor）",
+           "warm": "热缓存首次运行 s（Dynamo / Inductor）", "na": "不适用", "aten": "每步 aten 算子调用",
+           "kernels": "每步 GPU 内核", "launches": "每步 CPU 发起的启动"},
+    "en": {"variant": "variant", "prefill": "prefill ms (IQR)", "decode": "decode ms/token (IQR)",
+           "speedup": "decode speed-up (95 % interval)", "peak": "peak memory MiB (allocated/reserved)",
+           "activation": "activation memory MiB", "graphs": "graphs/breaks/recompiles",
+           "cold": "cold first run s (Dynamo / Inductor)",
+           "warm": "warm-cache first run s (Dynamo / Inductor)",
+           "na": "not applicable", "aten": "aten operator calls per step", "kernels": "GPU kernels per step",
+           "launches": "launches issued by the CPU per step"},
+}
+CAPTIONS = {
+    "decode": {
+        "zh": (f"batch 1，prompt {PROMPT_LEN} tokens，再逐个解码 {NEW_TOKENS} tokens；"
+               f"{DEVICE}{'' if ON_GPU else f' {torch.get_num_threads()} 线程'}，"
+               f"各配置轮流计时 {REPEATS} 轮，中位数（IQR），加速比括号内为按轮自助法的 95 % 区间；"
+               "冷编译：每个配置在自己的空 Inductor 缓存里、"
+               "重置 Dynamo 后的第一次完整运行；热缓存：同一缓存填满后再次重置 Dynamo 的第一次运行；"
+               "括号内为 torch 编译指标中的 Dynamo 跟踪与 Inductor（含 AOTAutograd）时间；都只有一个样本。"
+               "增长 / 静态：torch.cat 逐步变长 / 预分配的 KV cache（静态的编译配置用 dynamic=False）；"
+               "CG：CUDA Graphs"
+               + ("；激活显存 = 一次 prefill 加解码的峰值减去调用前已分配的显存"
+                  "（权重、KV cache、CUDA Graph 内存池）。"
+                  if ON_GPU else "，CPU 上不适用；CPU 上不测峰值内存。")),
+        "en": (f"batch 1, a prompt of {PROMPT_LEN} tokens, then {NEW_TOKENS} tokens decoded one at a time; "
+               f"{DEVICE}{'' if ON_GPU else f', {torch.get_num_threads()} thread'}; the variants take turns "
+               f"for {REPEATS} rounds; median (IQR), the speed-up with its 95 % bootstrap interval over the "
+               "rounds in brackets; cold: each variant's first whole run after a Dynamo reset, in an empty "
+               "Inductor cache of its own; warm cache: the first run after another reset with that cache "
+               "filled; in brackets the Dynamo tracing and Inductor (AOTAutograd included) time from torch's "
+               "compile metrics; single samples. growing / static: a KV cache grown by torch.cat / "
+               "preallocated (the static compiled variants use dynamic=False); CG: CUDA Graphs"
+               + ("; activation memory = the peak during one prefill and decode minus what was allocated "
+                  "before it (weights, KV caches, CUDA graph pools)." if ON_GPU
+                  else ", not applicable on CPU; peak memory is not measured on CPU.")),
+    },
+    "kernels": {
+        "zh": ("torch.profiler 记录的一个解码步（prefill 之后的第一个 token）：CPU 上分派的顶层 aten 算子"
+               + ("、GPU 上执行的内核，以及 CPU 发起的内核或 CUDA Graph 启动次数。" if ON_GPU
+                  else "（Inductor 生成的融合 C++ 内核不经过 aten，不计入）。")),
+        "en": ("One decode step (the first token after the prefill) recorded by torch.profiler: top-level "
+               "aten operators dispatched on the CPU"
+               + (", kernels executed on the GPU, and kernel or CUDA graph launches issued by the CPU."
+                  if ON_GPU else " (the fused C++ kernels Inductor generates bypass aten: not counted).")),
+    },
+}
 
-kernel_rows = []
-for r in measured:
-    row = {"配置": short_label(r), "每步 aten 算子调用": r["aten_ops"]}
-    if ON_GPU:
-        row |= {"每步 GPU 内核": r["gpu_kernels"], "每步 CPU 发起的启动": r["launches"]}
-    kernel_rows.append(row)
-table("kernels", kernel_rows, caption="torch.profiler 记录的一个解码步（prefill 之后的第一个 token）："
-      "CPU 上分派的顶层 aten 算子" + ("、GPU 上执行的内核，以及 CPU 发起的内核或 CUDA Graph 启动次数。"
-                                    if ON_GPU else "（Inductor 生成的融合 C++ 内核不经过 aten，不计入）。"))
 
-METRICS = ("prefill_ms", "decode_ms", "tok_s", "first_call_s", "graphs", "max_abs_diff", "rel_error", "top1",
-           "aten_ops")
+def decode_rows(language):
+    words, english = HEADERS[language], language == "en"
+    rows = []
+    for r in results:
+        if r["status"] != "measured":
+            rows.append({words["variant"]: short_label(r, english), words["prefill"]: words["na"]})
+            continue
+        row = {
+            words["variant"]: short_label(r, english),
+            words["prefill"]: spread(r["prefill_ms"], r["prefill_iqr_ms"], language),
+            words["decode"]: spread(r["decode_ms"], r["decode_iqr_ms"], language),
+            words["speedup"]: timed["decode"].speedup_text(short_label(r), over=short_label(eager),
+                                                           language=language),
+        }
+        if ON_GPU:  # memory is measured on CUDA only
+            row[words["peak"]] = f"{r['peak_mib']:.0f}/{r['reserved_mib']:.0f}"
+            row[words["activation"]] = f"{r['activation_mib']:.0f}"
+        is_compiled = r["graphs"] is not None
+        row[words["graphs"]] = f"{r['graphs']}/{r['breaks']}/{r['recompiles']}" if is_compiled else "—"
+        warm = r["first"].warm
+        row[words["cold"]] = r["first"].cold.summary(language) if warm else "—"
+        row[words["warm"]] = warm.summary(language) if warm else "—"
+        rows.append(row)
+    return rows
+
+
+def kernel_rows(language):
+    words, english = HEADERS[language], language == "en"
+    rows = []
+    for r in measured:
+        row = {words["variant"]: short_label(r, english), words["aten"]: r["aten_ops"]}
+        if ON_GPU:
+            row |= {words["kernels"]: r["gpu_kernels"], words["launches"]: r["launches"]}
+        rows.append(row)
+    return rows
+
+
+for language in ("zh", "en"):
+    suffix = "" if language == "zh" else f".{language}"
+    table(f"decode{suffix}", decode_rows(language), caption=CAPTIONS["decode"][language])
+    table(f"kernels{suffix}", kernel_rows(language), caption=CAPTIONS["kernels"][language])
+
+METRICS = ("prefill_ms", "decode_ms", "tok_s", "first_call_s", "warm_call_s", "graphs", "max_abs_diff",
+           "rel_error", "top1", "aten_ops")
 for r in results:  # every variant gets the same names on every device; None where not applicable
     key = f"{r['variant'].replace(' ', '_').replace('+', 'plus').replace('.', '_')}.{r['cache']}"
     ok = r["status"] == "measured"
@@ -504,6 +566,7 @@ assert growing["compile fullgraph"]["graphs"] > 1 and growing["compile fullgraph
 glue("compiled.breaks", 0)
 best = min(measured, key=lambda r: r["decode_ms"])
 glue("best.decode_variant", prose_label(best))
+glue("best.decode_variant.en", prose_label(best, english=True))
 glue("best.decode_speedup", eager["decode_ms"] / best["decode_ms"])
 timed["decode"].record_verdict("best_decode", short_label(best), over=short_label(eager))
 glue("all_match_eager", True)  # reached only if every logits check above passed
@@ -511,16 +574,23 @@ glue("first_call.samples", 1)  # one cold compile per variant: a single sample, 
 # Fusion shows in what runs: fewer operators dispatched per decode step than eager, on every device.
 assert all(r["aten_ops"] < eager["aten_ops"] for r in compiled_rows), [r["aten_ops"] for r in measured]
 
+alt = (f"fullgraph 整图编译与 eager 的模型延迟对比：{DEVICE} 上各配置的 prefill 与逐 token 解码延迟中位数；"
+       "“增长”指 torch.cat 逐步变长的 KV cache，“静态”指预分配的 KV cache，CG 指 CUDA Graphs")
+title = f"prefill 与 decode 延迟（{DEVICE}，越低越好）"
 chart(
     "latency",
     x=[short_label(r) for r in measured],
     series={"prefill (ms)": [r["prefill_ms"] for r in measured],
             "decode (ms/token)": [r["decode_ms"] for r in measured]},
-    alt=f"fullgraph 整图编译与 eager 的模型延迟对比：{DEVICE} 上各配置的 prefill 与逐 token 解码延迟中位数；"
-        "“增长”指 torch.cat 逐步变长的 KV cache，“静态”指预分配的 KV cache，CG 指 CUDA Graphs",
-    title=f"prefill 与 decode 延迟（{DEVICE}，越低越好）",
+    alt=alt,
+    title=title,
     x_label="配置",
     y_label="毫秒",
+    translations={"en": {short_label(r): short_label(r, english=True) for r in measured} | {
+        alt: f"Model latency, fullgraph compilation against eager: median prefill and per-token decode "
+             f"latency of each variant on {DEVICE}; 'growing' is a KV cache grown by torch.cat, 'static' a "
+             "preallocated one, CG is CUDA Graphs",
+        title: f"Prefill and decode latency ({DEVICE}, lower is better)", "配置": "variant", "毫秒": "ms"}},
 )
 print(f"eager growing-cache decode: {eager['decode_ms']:.3f} ms/token")
 
@@ -534,7 +604,18 @@ ANCHORS = [
     {"来源": "gpt-fast（PyTorch 博客）", "设置": "同上，compile + CUDA Graphs + 静态 KV cache",
      "指标": "解码 tokens/s", "数值": 107.0, "性质": "已发表，非本文实测"},
 ]
-table("anchors", ANCHORS, caption="已发表的参考数字（非本文实测）")
+table("anchors", ANCHORS, caption="已发表的参考数字（非本文实测）", translations={"en": {
+    "来源": "source", "设置": "setting", "指标": "metric", "数值": "value", "性质": "nature",
+    "PyTorch 2 论文（Ansel et al., ASPLOS 2024）": "PyTorch 2 paper (Ansel et al., ASPLOS 2024)",
+    "A100，180 多个模型，推理": "A100, 180+ models, inference",
+    "TorchInductor 相对 eager 的几何平均加速比": "TorchInductor's geometric-mean speed-up over eager",
+    "已发表，非本文实测": "published, not measured here",
+    "gpt-fast（PyTorch 博客）": "gpt-fast (PyTorch blog)",
+    "Llama-7B，batch 1，A100-80GB（330 W）": "Llama-7B, batch 1, A100-80GB (330 W)",
+    "eager 解码 tokens/s": "eager decode tokens/s",
+    "同上，compile + CUDA Graphs + 静态 KV cache": "the same, compile + CUDA Graphs + static KV cache",
+    "解码 tokens/s": "decode tokens/s",
+    "已发表的参考数字（非本文实测）": "Published figures (not measured here)"}})
 glue("anchor.pt2_inference_geomean", 2.27)
 glue("anchor.gptfast_eager_tok_s", 25.5)
 glue("anchor.gptfast_compiled_tok_s", 107.0)
@@ -556,33 +637,78 @@ for phase in ("decode", "prefill"):
     glue(f"claim.{phase}_cut_low_pct", cuts[phase][1])
     glue(f"claim.{phase}_cut_high_pct", cuts[phase][2])
 decode_cut, prefill_cut = cuts["decode"][0], cuts["prefill"][0]
-if ON_GPU:
-    memory_cut = 100 * (1 - full["peak_mib"] / eager["peak_mib"])
-    inside = CLAIM["memory_low"] <= memory_cut <= CLAIM["memory_high"]
-    glue("claim.memory_in_range", inside)
-    verdict = "在" if inside else "不在"
-    glue("claim.memory_verdict", f"峰值显存降幅为 {memory_cut:.1f}%，{verdict}原文声称的区间内")
-else:
-    memory_cut = None
-    glue("claim.memory_in_range", None)
-    glue("claim.memory_verdict",
-         "这次运行在 CPU 上，torch 的 CPU 分配器没有可重置的峰值计数器，这一条留给 GPU 运行检验")
-glue("claim.memory_cut_pct", memory_cut)
 # Total peak includes the weights, which compiling does not shrink; what fusion can save is activations.
-glue("claim.activation_cut_pct",
-     100 * (1 - full["activation_mib"] / eager["activation_mib"]) if ON_GPU else None)
-# A CPU run of a toy model says nothing about a 14B model on a GPU: the claim is tested only on a GPU.
+memory_cut = 100 * (1 - full["peak_mib"] / eager["peak_mib"]) if ON_GPU else None
+activation_cut = 100 * (1 - full["activation_mib"] / eager["activation_mib"]) if ON_GPU else None
+glue("claim.memory_cut_pct", memory_cut)
+glue("claim.activation_cut_pct", activation_cut)
+if ON_GPU:
+    glue("claim.memory_note", f"整图编译后峰值显存降低 {memory_cut:.1f}%，激活显存降低 {activation_cut:.1f}%"
+         "（各为单次测量，没有区间）")
+    glue("claim.memory_note.en", f"with fullgraph compilation the peak memory fell by {memory_cut:.1f}% and "
+         f"the activation memory by {activation_cut:.1f}% (single measurements, no interval)")
+else:
+    glue("claim.memory_note", "这次运行在 CPU 上，torch 的 CPU 分配器没有可重置的峰值计数器，"
+         "显存留给 GPU 运行测量")
+    glue("claim.memory_note.en", "this run was on a CPU, whose torch allocator keeps no resettable peak "
+         "counter; memory is left to a GPU run")
+# A CPU run of a toy model says nothing about a 14B model on a GPU: the claim is tested only on a GPU, and
+# even there against a model far smaller than 14B, which the sentence says.
 glue("claim.tested", ON_GPU)
+size = f"{n_params / 1e6:.1f}M"
 glue("claim.untested_reason", None if ON_GPU else
-     f"本次运行在 CPU 上，模型约 {n_params / 1e6:.1f}M 参数、单线程、float32，"
-     "与原文的 14B 模型和 GPU 相去太远")
-table("claim", [
-    {"指标": "decode 延迟降幅 (%)", "文章声称": f"{CLAIM['latency_low']}–{CLAIM['latency_high']}",
-     "本次实测（95 % 区间）": "{:.1f}（{:.1f}–{:.1f}）".format(*cuts["decode"])},
-    {"指标": "prefill 延迟降幅 (%)", "文章声称": f"{CLAIM['latency_low']}–{CLAIM['latency_high']}",
-     "本次实测（95 % 区间）": "{:.1f}（{:.1f}–{:.1f}）".format(*cuts["prefill"])},
-    {"指标": "峰值显存降幅 (%)", "文章声称": f"{CLAIM['memory_low']}–{CLAIM['memory_high']}",
-     "本次实测（95 % 区间）": None if memory_cut is None else f"{memory_cut:.1f}（单次）"},
-], caption=f"文章的说法（{CLAIM['model_b']}B 模型，fullgraph + inductor）对照本次运行（fullgraph、"
-           "growing KV cache，相对 eager；负数表示变慢或变大）")
+     f"本次运行在 CPU 上，模型约 {size} 参数、单线程、float32，与原文的 14B 模型和 GPU 相去太远")
+glue("claim.untested_reason.en", None if ON_GPU else
+     f"this run was on a CPU, with a model of about {size} parameters, one thread and float32: too far "
+     "from the article's 14B model on a GPU")
+glue("claim.scope", f"下表把原文的说法与本次 GPU 运行对照；这里的模型约 {size} 参数，远小于原文的 14B，"
+     "数字只说明这个模型在这块 GPU 上的情况" if ON_GPU else
+     f"本文没有检验这一说法：本次运行在 CPU 上，模型约 {size} 参数、单线程、float32，与原文的 14B 模型和 GPU "
+     "相去太远，下表因此只列出原文的数字")
+glue("claim.scope.en", f"the table sets the article's claim against this GPU run; the model here has about "
+     f"{size} parameters, far fewer than the article's 14B, so the numbers describe this model on this GPU "
+     "only" if ON_GPU else
+     f"this post does not test the claim: this run was on a CPU, with a model of about {size} parameters, "
+     "one thread and float32, too far from the article's 14B model on a GPU, so the table lists the "
+     "article's numbers only")
+
+
+CLAIM_WORDS = {
+    "zh": {"metric": "指标", "claimed": "文章声称", "seen": "本次实测（95 % 区间）",
+           "decode": "decode 延迟降幅 (%)", "prefill": "prefill 延迟降幅 (%)", "peak": "峰值显存降幅 (%)",
+           "activation": "激活显存降幅 (%)",
+           "untested": "未检验（CPU 上的小模型）", "single": "（单次）",
+           "caption": f"文章的说法（{CLAIM['model_b']}B 模型，fullgraph + inductor）对照本次运行（fullgraph、"
+                      "增长 KV cache，相对 eager；负数表示变慢或变大）"},
+    "en": {"metric": "metric", "claimed": "the article claims", "seen": "measured here (95 % interval)",
+           "decode": "decode latency cut (%)", "prefill": "prefill latency cut (%)",
+           "peak": "peak memory cut (%)", "activation": "activation memory cut (%)",
+           "untested": "untested (a small model on a CPU)", "single": " (single)",
+           "caption": f"The article's claim ({CLAIM['model_b']}B model, fullgraph + inductor) against this "
+                      "run (fullgraph, growing KV cache, relative to eager; negative means slower or "
+                      "larger)"},
+}
+
+
+def claim_rows(language):
+    words, bracket = CLAIM_WORDS[language], TABLE_WORDS[language].bracket
+    latency = f"{CLAIM['latency_low']}–{CLAIM['latency_high']}"
+
+    def seen(values):  # a cut with its interval; or one sample; measured on a GPU only
+        if not ON_GPU:
+            return words["untested"]
+        if isinstance(values, float):
+            return f"{values:.1f}{words['single']}"
+        return f"{values[0]:.1f}" + bracket(f"{values[1]:.1f}–{values[2]:.1f}")
+
+    return [{words["metric"]: words[name], words["claimed"]: claimed, words["seen"]: seen(values)}
+            for name, claimed, values in (
+                ("decode", latency, cuts["decode"]), ("prefill", latency, cuts["prefill"]),
+                ("peak", f"{CLAIM['memory_low']}–{CLAIM['memory_high']}", memory_cut),
+                ("activation", "—", activation_cut))]
+
+
+for language in ("zh", "en"):
+    table("claim" if language == "zh" else f"claim.{language}", claim_rows(language),
+          caption=CLAIM_WORDS[language]["caption"])
 print(f"fullgraph vs eager: decode {decode_cut:+.1f}%  prefill {prefill_cut:+.1f}%  memory {memory_cut}")

@@ -59,10 +59,13 @@ assert vector.graphs == 2, vector  # static first, then one dynamic graph for ev
 assert list(loop.graph_ops) == sorted(loop.graph_ops) and loop.graph_ops[0] < loop.graph_ops[-1], loop
 # blog: end hide-input
 # blog: start remove-input
+caption = "fullgraph=True，每个长度调用一次，默认 dynamic=None"
 table("graphs_per_length", [
-    {"function": name, "lengths": str(LENGTHS), "graphs": s.graphs, "graph_breaks": s.graph_breaks,
-     "ops per graph": str(list(s.graph_ops))} for name, s in found.items()
-], caption="fullgraph=True, one call per length, default dynamic=None")
+    {"函数": name, "长度": str(LENGTHS), "图": s.graphs, "图断裂": s.graph_breaks,
+     "每张图的算子数": str(list(s.graph_ops))} for name, s in found.items()
+], caption=caption, translations={"en": {
+    "函数": "function", "长度": "lengths", "图": "graphs", "图断裂": "graph breaks",
+    "每张图的算子数": "ops per graph", caption: "fullgraph=True, one call per length, default dynamic=None"}})
 glue("loop.graphs", loop.graphs)
 glue("loop.ops_8", loop.graph_ops[0])
 glue("loop.ops_11", loop.graph_ops[-1])
@@ -86,7 +89,9 @@ result = compare(
 for row in result.rows():
     print(f"{row['candidate']:20} cold {row['cold_first_call_s']:7.3f} s {row['median_us']:10.1f} us")
 # blog: start remove-input
-result.record("timings", caption=f"{N} 个元素的平方和")
+result.record("timings", caption=f"{N} 个元素的平方和", translations={"en": {
+    "eager · 循环": "eager · loop", "编译 · 循环": "compiled · loop", "eager · 向量化": "eager · vectorised",
+    "编译 · 向量化": "compiled · vectorised", f"{N} 个元素的平方和": f"Sum of squares of {N} elements"}})
 result.record_verdict("vectorised_over_loop", "编译 · 向量化", over="编译 · 循环")
 glue("n", N)
 glue("loop.cold_first_call_s", round(result["编译 · 循环"].first_call_s, 3))

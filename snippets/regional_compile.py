@@ -17,6 +17,7 @@
 
 # %% name="setup"
 import copy
+import functools
 
 import torch
 import torch.nn.functional as F
@@ -28,8 +29,10 @@ from perfblog.generator.bench import compare, count_compiles
 DEVICE = target_device()
 LAYERS, DIM, TOKENS = (8, 1024, 512) if DEVICE == "cuda" else (8, 128, 64)
 torch.manual_seed(0)
+# blog: start remove-input
 glue("torch", torch.__version__)
 glue("layers", LAYERS)
+# blog: end remove-input
 
 
 class Block(nn.Module):
@@ -59,28 +62,45 @@ rows = []
 with torch.no_grad():
     for name, candidate in (("整个模型", whole), ("逐块（regional）", regional)):
         torch._dynamo.reset()
-        stats = count_compiles(lambda: candidate(*inputs[0]))  # noqa: B023
-        torch.testing.assert_close(candidate(*inputs[0]), model(*inputs[0]))
+        stats = count_compiles(functools.partial(candidate, *inputs[0]))
         rows.append({"编译范围": name, "图": stats.graphs, "每张图的算子数": str(list(stats.graph_ops))})
         print(rows[-1])
+        # blog: start hide-input
+        torch.testing.assert_close(candidate(*inputs[0]), model(*inputs[0]))
+        # blog: end hide-input
+# blog: start hide-input
 whole_row, regional_row = rows
 assert whole_row["图"] == 1 and regional_row["图"] == 1, rows  # eight blocks, one compiled graph
 whole_ops = int(whole_row["每张图的算子数"].strip("[]"))
 block_ops = int(regional_row["每张图的算子数"].strip("[]"))
 assert whole_ops >= LAYERS * block_ops, (whole_ops, block_ops)  # the whole graph holds every layer
-table("graphs", rows, caption=f"{LAYERS} 个相同的块；fullgraph=True；torch {torch.__version__}")
+# blog: end hide-input
+# blog: start remove-input
+caption = f"{LAYERS} 个相同的块；fullgraph=True；torch {torch.__version__}"
+table("graphs", rows, caption=caption, translations={"en": {
+    "编译范围": "what is compiled", "图": "graphs", "每张图的算子数": "ops per graph",
+    "整个模型": "the whole model",
+    "逐块（regional）": "block by block (regional)",
+    caption: f"{LAYERS} identical blocks; fullgraph=True; torch {torch.__version__}"}})
 glue("whole.ops", whole_ops)
 glue("block.ops", block_ops)
+# blog: end remove-input
 
 # %% name="timing"
 with torch.no_grad():
     result = compare({"eager": model, "整个模型编译": whole, "逐块编译": regional}, inputs,
                      min_run_time=1.0 if DEVICE == "cuda" else 0.3)
-result.record("timings", caption=f"{LAYERS} 层 MLP 块，{TOKENS}×{DIM}")
 for row in result.rows():
     print(f"{row['candidate']:8} cold {row['cold_first_call_s']:7.3f} s  {row['median_us']:10.1f} us")
-glue("whole.first_call_s", result["整个模型编译"].first_call_s)
-glue("regional.first_call_s", result["逐块编译"].first_call_s)
+# blog: start remove-input
+result.record("timings", caption=f"{LAYERS} 层 MLP 块，{TOKENS}×{DIM}", translations={"en": {
+    "整个模型编译": "whole model compiled", "逐块编译": "compiled block by block",
+    f"{LAYERS} 层 MLP 块，{TOKENS}×{DIM}": f"{LAYERS} MLP blocks, {TOKENS}×{DIM}"}})
+result.record_verdict("whole", "整个模型编译")
+result.record_verdict("regional", "逐块编译")
+glue("whole.first_call_s", round(result["整个模型编译"].first_call_s, 2), unit="s")
+glue("regional.first_call_s", round(result["逐块编译"].first_call_s, 2), unit="s")
 glue("compile_ratio", result["整个模型编译"].first_call_s / result["逐块编译"].first_call_s)
 glue("speedup.whole", result.speedup("整个模型编译"))
 glue("speedup.regional", result.speedup("逐块编译"))
+# blog: end remove-input

@@ -61,12 +61,18 @@ assert "size mismatch at index 0" in rows[None].recompile_reasons[0]
 assert "x.size()[0]" in rows[None].recompile_reasons[1]
 # blog: end hide-input
 # blog: start remove-input
+caption = f"if x.shape[0] > 16，fullgraph=True，backend='eager'，批大小依次为 {SIZES}"
 table(
     "recompiles",
-    [{"dynamic": str(d), "图数": s.graphs, "图断裂": s.graph_breaks, "重编译": s.recompiles,
+    [{"dynamic 设置": str(d), "图数": s.graphs, "图断裂": s.graph_breaks, "重编译": s.recompiles,
       "重编译原因（失败的守卫）": "\n".join(guard_text(r) for r in s.recompile_reasons)}
      for d, s in rows.items()],
-    caption=f"if x.shape[0] > 16，fullgraph=True，backend='eager'，批大小依次为 {SIZES}",
+    caption=caption,
+    translations={"en": {"dynamic 设置": "dynamic", "图数": "graphs", "图断裂": "graph breaks",
+                         "重编译": "recompiles",
+                         "重编译原因（失败的守卫）": "recompile reasons (failed guards)",
+                         caption: f"if x.shape[0] > 16, fullgraph=True, backend='eager', batch sizes {SIZES} "
+                                  "in turn"}},
 )
 glue("none.graphs", rows[None].graphs)
 glue("true.graphs", rows[True].graphs)

@@ -130,8 +130,8 @@ if ON_GPU:
     print(f"# Inductor generated {len(generated)} Triton kernel(s) for causal_softmax_torch\n")
     print("\n\n".join(generated))
 else:
-    print("CPU 上不适用：Inductor 为 CPU 张量生成的是 C++ 代码，")
-    print("它生成的 Triton 源码只能在 GPU 上运行时捕获。")
+    print("not applicable on CPU: for CPU tensors Inductor generates C++;")
+    print("the Triton source it generates can only be captured on a GPU run.")
 
 # %% name="timing"
 if ON_GPU:
@@ -153,11 +153,17 @@ if ON_GPU:
     glue("speedup.triton", medians[0] / medians[2])
     glue("triton_vs_compiled", medians[1] / medians[2])
     caption = f"scores 形状 {tuple(shapes[-1])}，{dtype}；triton.testing.do_bench 的中位数与 IQR"
+    caption_en = f"scores of shape {tuple(shapes[-1])}, {dtype}; median and IQR from triton.testing.do_bench"
 else:
     names = ("eager (masked_fill + softmax)", "torch.compile(fullgraph=True)", "hand-written Triton")
     rows = [{"实现": name, "状态": "CPU 上不适用：Triton 只能解释执行，不能计时"} for name in names]
     for key in ("speedup.compiled", "speedup.triton", "triton_vs_compiled"):
         glue(key, None)
-    caption = "计时只在 GPU 上进行"
-table("timing", rows, caption=caption)
+    caption, caption_en = "计时只在 GPU 上进行", "Timed on a GPU only"
+table("timing", rows, caption=caption, translations={"en": {
+    "实现": "implementation", "状态": "status", "中位数 (µs)": "median (µs)",
+    "相对 eager": "speed-up over eager",
+    "CPU 上不适用：Triton 只能解释执行，不能计时":
+        "not applicable on CPU: Triton only runs interpreted, untimed",
+    caption: caption_en}})
 print(rows)

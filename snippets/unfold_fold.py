@@ -84,8 +84,12 @@ result = compare(
 for row in result.rows():
     print(f"{row['candidate']:16} cold {row['cold_first_call_s']:7.3f} s {row['median_us']:10.1f} us")
 # blog: start remove-input
-result.record("timings", caption="切片循环与 F.unfold 切分图块")
+result.record("timings", caption="切片循环与 F.unfold 切分图块", translations={"en": {
+    "eager · 切片循环": "eager · slicing loop", "编译 · 切片循环": "compiled · slicing loop",
+    "编译 · unfold": "compiled · unfold",
+    "切片循环与 F.unfold 切分图块": "Patches by a slicing loop and by F.unfold"}})
 result.record_verdict("unfold_over_loop", "编译 · unfold", over="编译 · 切片循环")
+result.record_verdict("eager_unfold_over_loop", "eager · unfold", over="eager · 切片循环")
 for label, key in (("编译 · 切片循环", "loop"), ("编译 · unfold", "unfold")):
     cold = result[label].first.cold
     glue(f"{key}.cold_s", round(cold.wall_s, 3), unit="s")

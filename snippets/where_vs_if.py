@@ -64,23 +64,31 @@ glue("if.reason", first_line(stats.break_reasons[0]))
 where_eager = torch.compile(gate_where, fullgraph=True, backend="eager")
 stats = count_compiles(lambda: [where_eager(*args) for args in inputs])
 print(f"graphs={stats.graphs} breaks={stats.graph_breaks}")
+# blog: start hide-input
 assert (stats.graphs, stats.graph_breaks) == (1, 0), stats
 for args in inputs:
     torch.testing.assert_close(torch.compile(gate_where, fullgraph=True)(*args), gate_if(*args))
+# blog: end hide-input
+# blog: start remove-input
 glue("where.graphs", stats.graphs)
 glue("where.breaks", stats.graph_breaks)
 glue("where.matches_eager", True)
+# blog: end remove-input
 
 # %% name="cond"
 cond_eager = torch.compile(gate_cond, fullgraph=True, backend="eager")
 stats = count_compiles(lambda: [cond_eager(*args) for args in inputs])
 print(f"graphs={stats.graphs} breaks={stats.graph_breaks}")
+# blog: start hide-input
 assert (stats.graphs, stats.graph_breaks) == (1, 0), stats
 for args in inputs:
     torch.testing.assert_close(torch.compile(gate_cond, fullgraph=True)(*args), gate_if(*args))
+# blog: end hide-input
+# blog: start remove-input
 glue("cond.graphs", stats.graphs)
 glue("cond.breaks", stats.graph_breaks)
 glue("cond.matches_eager", True)
+# blog: end remove-input
 
 # %% name="timing"
 torch._dynamo.reset()
@@ -103,7 +111,10 @@ assert result["编译 · where"].compile.graph_breaks == 0
 assert result["编译 · if（断图）"].compile.graph_breaks >= 1
 # blog: end hide-input
 # blog: start remove-input
-result.record("timings", caption="Python if、torch.where 与 torch.cond")
+result.record("timings", caption="Python if、torch.where 与 torch.cond", translations={"en": {
+    "编译 · if（断图）": "compiled · if (graph break)", "编译 · where": "compiled · where",
+    "编译 · cond": "compiled · cond",
+    "Python if、torch.where 与 torch.cond": "Python if, torch.where and torch.cond"}})
 result.record_verdict("where", "编译 · where")
 result.record_verdict("cond", "编译 · cond")
 result.record_verdict("where_over_eager_where", "编译 · where", over="eager · where")

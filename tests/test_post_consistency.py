@@ -300,3 +300,111 @@ def test_the_flagships_juejin_export_matches_the_built_page(built: Path, tmp_pat
         at = found
     targets = re.findall(r"\]\(([^)\s]+)\)", prose)
     assert targets and all(t.startswith("https://") for t in targets)
+
+
+# --- the flagship and its English companion ------------------------------------------------------------
+
+COMPANION = "torch-compile-fullgraph-en"
+FENCE = re.compile(r"^(`{3,}|~{3,}).*?^\1", re.M | re.S)
+HEADING = re.compile(r"^(#{2,6})\s+(.+?)\s*$", re.M)
+HAN = re.compile(r"[\u4e00-\u9fff]")
+#: A header that is an English word or phrase ("pattern", "first_line", "ops per graph"): ASCII letters only.
+ENGLISH_HEADER = re.compile(r"^[A-Za-z][A-Za-z _\-']*$")
+
+
+def _source(stem: str) -> str:
+    return RAW.sub("", (POSTS_DIR / f"{stem}.md").read_text(encoding="utf-8"))
+
+
+def headings(stem: str) -> list[tuple[int, str]]:
+    """The post's section headings below its title, as (level, text), code blocks left out."""
+    return [(len(hashes), text) for hashes, text in HEADING.findall(FENCE.sub("", _source(stem)))]
+
+
+def test_the_english_companion_has_the_same_sections_as_the_chinese_post() -> None:
+    chinese, english = headings(FLAGSHIP), headings(COMPANION)
+    assert [level for level, _ in english] == [level for level, _ in chinese], (chinese, english)
+    assert not any(HAN.search(text) for _, text in english), english  # translated, not copied
+
+
+def test_the_english_companion_embeds_every_snippet_and_table_of_the_chinese_post() -> None:
+    """Not a summary: every snippet, table and chart the Chinese post shows, the English one shows too."""
+    block = re.compile(r"""\b(?:table|chart)\(\s*["']([^"']+)["']\s*,\s*["']([^"']+)["']""")
+
+    def shown(stem: str) -> set[tuple[str, str]]:
+        return set(block.findall(_source(stem)))
+
+    assert embedded_snippets(_source(COMPANION)) == embedded_snippets(_source(FLAGSHIP))
+    assert shown(COMPANION) == shown(FLAGSHIP)
+
+
+@pytest.mark.parametrize("stem", [FLAGSHIP, COMPANION])
+def test_links_to_the_pytorch_docs_match_the_versions_the_post_uses(stem: str) -> None:
+    """The post describes torch 2.13 (the GPU run uses 2.11): no `stable` or newer docs."""
+    links = re.findall(r"https://docs\.pytorch\.org/docs/([^/)\s]+)/", _source(stem))
+    assert links, "the post links no PyTorch documentation"
+    assert set(links) <= {"2.13", "2.11"}, links
+
+
+def _claim_sentences(stem: str) -> list[str]:
+    """Every sentence of the post that names the source's model size (claim.model_b)."""
+    sentences = re.split(r"(?<=[。；！？])|(?<=[.;!?])\s+|\n\s*\n", FENCE.sub("", _source(stem)))
+    return [s for s in sentences if "claim.model_b" in s]
+
+
+@pytest.mark.parametrize("stem", [FLAGSHIP, COMPANION])
+def test_no_sentence_gives_the_sources_model_claim_a_verdict(stem: str) -> None:
+    """The seed's 14B claim is never judged from this post's own runs: no verdict embed in a sentence
+    that names it, and its section says why it is untested instead of comparing."""
+    found = _claim_sentences(stem)
+    assert found, "the post never mentions the source's model claim"
+    assert not [s for s in found if "verdict(" in s], found
+    section = _source(stem).split('table("model_bench", "claim")')[0].rsplit("\n#", 1)[1]
+    assert 'value("model_bench", "claim.scope")' in section and "verdict(" not in section, section
+
+
+def test_the_claim_is_untested_wherever_the_shown_model_result_is_not_a_gpu_run() -> None:
+    for result in Store(RESULTS).results("model_bench").values():
+        if result.provenance.gpu:
+            continue
+        assert result.values["claim.tested"].value is False
+        for name in ("claim", "claim.en"):
+            claim = result.tables[name]
+            assert all(row[-1] in ("未检验（CPU 上的小模型）", "untested (a small model on a CPU)")
+                       for row in claim.rows), claim.rows
+
+
+def _tables(built: Path, slug: str) -> list[tuple[list[str], str]]:
+    """Each embedded table of the published post: its header cells and its caption."""
+    page = lxml_html.fromstring((built / slug / "index.html").read_text(encoding="utf-8"))
+    article = page.xpath("//article[contains(@class, 'md-content__inner')]")[0]
+    found = []
+    for table in article.xpath(".//table"):
+        if not _is_embedded_table(table):
+            continue
+        caption = table.getprevious()
+        is_caption = caption is not None and "snippet-caption" in _classes(caption)
+        text = caption.text_content() if is_caption else ""
+        found.append(([th.text_content().strip() for th in table.xpath(".//th")], text))
+    return found
+
+
+@pytest.mark.mkdocs
+def test_the_chinese_posts_tables_have_chinese_headers_and_captions(built: Path) -> None:
+    tables = _tables(built, FLAGSHIP)
+    assert len(tables) >= 20
+    english = [(heads, caption) for heads, caption in tables
+               if any(ENGLISH_HEADER.match(h) for h in heads) or not HAN.search(caption)]
+    assert not english, english
+
+
+@pytest.mark.mkdocs
+def test_the_english_post_shows_no_chinese_outside_code(built: Path) -> None:
+    """Tables, captions, values and verdicts on the English page are worded in English (``NAME.en``)."""
+    page = lxml_html.fromstring((built / COMPANION / "index.html").read_text(encoding="utf-8"))
+    article = page.xpath("//article[contains(@class, 'md-content__inner')]")[0]
+    for code in article.xpath(".//pre|.//code"):
+        code.drop_tree()
+    text = article.text_content()
+    found = [text[max(0, m.start() - 40): m.end() + 40] for m in HAN.finditer(text)]
+    assert not found, found
