@@ -462,13 +462,13 @@ class Comparison:
         and their reasons, recompiles, and the full method in its caption (load average and noise
         included), so nothing measured is lost.
         """
-        from perfblog.generator.record import table
+        from perfblog.generator.record import table, translator
 
         unknown = set(translations or ()) - set(TABLE_WORDS)
         if unknown:
             raise ValueError(f"the harness has no words in {sorted(unknown)} (it has {sorted(TABLE_WORDS)})")
         for index, language in enumerate(TABLE_WORDS):
-            label = _relabel((translations or {}).get(language, {}))
+            label = translator((translations or {}).get(language, {}))
             shown = None if caption is None else label(caption)
             table(name if index == 0 else f"{name}.{language}", self.display_rows(language, label),
                   caption=self.display_caption(shown, language, label))
@@ -488,11 +488,6 @@ class Comparison:
         judgement = self.judge(candidate, over, delta)
         verdict(name, judgement, device=self.device, expect=expect, line=_caller_line())
         return judgement
-
-
-def _relabel(words: Mapping[str, str]) -> Callable[[str], str]:
-    """A snippet's text in another language where ``words`` has it, else as it is."""
-    return lambda text: words.get(text, text)
 
 
 def _round(value: float | None, digits: int = 4) -> float | None:

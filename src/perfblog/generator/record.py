@@ -56,7 +56,7 @@ def table(
                "caption": caption}
     _emit(payload)
     for language, words in _languages(translations):
-        say = _translator(words)
+        say = translator(words)
         _emit(payload | {"name": f"{name}.{language}", "columns": [say(c) for c in columns],
                          "rows": [[say(v) for v in row] for row in data], "caption": say(caption)})
 
@@ -92,7 +92,7 @@ def chart(
     }
     _emit(payload)
     for language, words in _languages(translations):
-        say = _translator(words)
+        say = translator(words)
         _emit(payload | {
             "name": f"{name}.{language}", "x": [say(v) for v in payload["x"]],
             "series": {say(k): v for k, v in payload["series"].items()},
@@ -138,8 +138,8 @@ def _languages(translations: Translations | None) -> list[tuple[str, Mapping[str
     return found
 
 
-def _translator(words: Mapping[str, str]) -> Callable[[Any], Any]:
-    """Replace a whole string where ``words`` has it; anything else stays as recorded."""
+def translator(words: Mapping[str, str]) -> Callable[[Any], Any]:
+    """Replace a whole string where ``words`` has it; anything else (other text, numbers) stays as is."""
     return lambda value: words.get(value, value) if isinstance(value, str) else value
 
 
