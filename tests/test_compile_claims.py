@@ -1,11 +1,14 @@
 """What torch.compile does with the patterns the post discusses, asserted in-process on tiny CPU inputs.
 
 Each test is one sentence of the post. Dynamo's decisions do not depend on the backend, so the cheap
-"eager" backend is used; Dynamo is reset before each test so caches and counters start empty.
+"eager" backend is used (Inductor where the sentence is about the code it generates); Dynamo is reset
+before each test so caches and counters start empty.
 Errors are caught by their common base class: the concrete subclass differs between torch 2.11 and 2.13.
 """
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
@@ -192,3 +195,55 @@ def test_recompilation_stops_at_the_recompile_limit():
     fn = compiled(lambda x: x + 1, dynamic=False)
     stats = count_compiles(lambda: [fn(torch.randn(n)) for n in range(2, 14)])
     assert stats.graphs == torch._dynamo.config.recompile_limit == 8
+
+
+# --- what one graph still leaves to the host, and the guards a CI job uses -------------------------
+
+#: Inductor's own imports touch a deprecated torch.jit API; pytest turns warnings into errors.
+inductor = pytest.mark.filterwarnings("ignore:`torch.jit.script_method` is deprecated:DeprecationWarning")
+
+
+def _generated_code(fn, *args) -> str:
+    from torch._inductor.utils import run_and_get_code
+
+    out, sources = run_and_get_code(torch.compile(fn, fullgraph=True), *args)
+    torch.testing.assert_close(out, fn(*args))
+    return "\n".join(sources)
+
+
+@inductor
+def test_a_compiled_cond_reads_its_predicate_back_to_the_host_on_every_call():
+    code = _generated_code(lambda x: torch.cond(x.sum() > 0, lambda t: t * 2, lambda t: -t, (x,)), x8())
+    assert re.search(r"^\s*if \w+\.item\(\):", code, re.M), code
+
+
+@inductor
+def test_a_captured_float_scalar_is_folded_into_a_kernel_but_an_integer_stays_a_host_read():
+    x = torch.randn(64) + 0.1
+    assert ".item()" not in _generated_code(lambda t: t * t.sum().item(), x)
+    assert re.search(r"\bu0 = \w+\.item\(\)", _generated_code(lambda t: t * t.abs().max().int().item(), x))
+
+
+def test_a_graph_break_inside_a_loop_makes_dynamo_skip_the_whole_function():
+    def shout_in_loop(x):
+        for i in range(3):
+            x = x * 2 + i
+            print("step", i)
+        return x.relu()
+
+    assert count_compiles(lambda: compiled(shout_in_loop)(x8())).graphs == 0
+
+
+def test_fail_on_recompile_and_error_on_graph_break_turn_silent_fallbacks_into_errors():
+    scale2 = compiled(lambda x: x * 2, dynamic=False)
+    scale2(x8())
+    with (torch.compiler.set_stance("fail_on_recompile"),
+          pytest.raises(RuntimeError, match="Detected recompile")):
+        scale2(torch.randn(16))
+
+    def shout(x):
+        print("hello")
+        return x + 1
+
+    with torch._dynamo.error_on_graph_break(True), pytest.raises(torch._dynamo.exc.TorchDynamoException):
+        compiled(shout)(x8())
