@@ -12,7 +12,7 @@ import pytest
 
 from perfblog.generator import charts, render, resolve, sanitize, snippet
 from perfblog.generator.errors import EmbedError, SnippetError
-from perfblog.generator.result import ChartRecord, Result
+from perfblog.generator.result import ChartRecord, Result, digest
 
 SOURCE = '''# %% name="bench"
 print("<script>alert(1)</script>")
@@ -326,7 +326,7 @@ def worded(snip: snippet.Snippet) -> Result:
                                                    "caption": "time"}
     data["charts"]["c.en"] = data["charts"]["c"] | {"name": "c.en", "alt": "English alt"}
     data["values"]["label.en"] = data["values"]["label"] | {"name": "label.en", "value": "in English"}
-    data.pop("digest", None)
+    data["digest"] = digest(data)
     return Result.from_json(data)
 
 
