@@ -231,7 +231,7 @@ def _rank_group(posts: list[Post], count: int, weights: Weights, segmenter: text
     drafts = {i for i, p in enumerate(posts) if p.draft}
     blocks: dict[str, tuple[Link, ...]] = {}
     for i, post in enumerate(posts):
-        shared, raw = _scores(vectors[i], postings)
+        shared, raw = _scores(vectors[i], postings, len(posts))
         scores = np.round(raw, 9)  # equal up to rounding: a tie
         chosen = [index[k] for k in dict.fromkeys(post.pins) if k in index and not posts[index[k]].draft]
         banned = {i, *chosen, *drafts, *(index[k] for k in post.excludes if k in index)}
@@ -299,10 +299,10 @@ def _postings(vectors: list[Vector]) -> dict[str, tuple[np.ndarray, np.ndarray]]
 Postings = Mapping[str, tuple[np.ndarray, np.ndarray]]
 
 
-def _scores(vector: Vector, postings: Postings) -> tuple[np.ndarray, np.ndarray]:
+def _scores(vector: Vector, postings: Postings, n: int) -> tuple[np.ndarray, np.ndarray]:
     """(the posts that share a feature with this one, ascending; the dot product of its vector with
-    each of theirs), through the postings it shares: the cost grows with those postings, never with
-    the number of posts. A feature more than COMMON posts hold is left out (see COMMON)."""
+    each of theirs), through the postings it shares: the cost grows with those postings (of the `n`
+    posts). A feature more than COMMON posts hold is left out (see COMMON)."""
     docs, values = [], []
     for feature, weight in vector.items():
         ids, weights = postings[feature]
@@ -311,8 +311,13 @@ def _scores(vector: Vector, postings: Postings) -> tuple[np.ndarray, np.ndarray]
             values.append(weights * weight)
     if not docs:
         return np.empty(0, dtype=np.intp), np.empty(0)
-    shared, at = np.unique(np.concatenate(docs), return_inverse=True)
-    return shared, np.bincount(at, weights=np.concatenate(values))
+    ids, weights = np.concatenate(docs), np.concatenate(values)
+    if 4 * len(ids) >= n:  # many postings: summing into an array of every post beats sorting them
+        sums = np.bincount(ids, weights=weights, minlength=n)
+        shared = np.flatnonzero(sums)
+        return shared, sums[shared]
+    shared, at = np.unique(ids, return_inverse=True)
+    return shared, np.bincount(at, weights=weights)
 
 
 def block_html(links: Sequence[Link], language: str, relative_url: Any) -> str:
