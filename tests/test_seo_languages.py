@@ -14,7 +14,7 @@ import pytest
 import xmlschema
 
 from perfblog.seo.errors import ConfigError
-from perfblog.seo.languages import X_DEFAULT, Alternate, Source, Translations
+from perfblog.seo.languages import X_DEFAULT, Alternate, Source, Translations, interface_language
 
 FIXTURES = Path(__file__).parent / "fixtures" / "seo"
 SITE_URL = "https://blog.example.com/notes/"
@@ -117,6 +117,24 @@ def test_lang_and_og_locale_come_from_front_matter_or_the_site(built):
         doc = _doc(built, page)  # the archive lists the English title; its interface is Chinese
         assert doc.get("lang") == "zh-CN", page
         assert doc.xpath("//meta[@property='og:locale']/@content") == ["zh_CN"], page
+
+
+@pytest.mark.mkdocs
+def test_a_page_in_another_language_has_materials_words_in_its_own(built):
+    english, chinese = _doc(built, "torch-compile-fullgraph-en/index.html"), _doc(built, "index.html")
+    assert english.xpath("//nav[contains(@class, 'md-header__inner')]/@aria-label") == ["Header"]
+    assert chinese.xpath("//nav[contains(@class, 'md-header__inner')]/@aria-label") == ["页眉"]
+
+
+def test_the_interface_language_is_the_themes_word_list_for_the_tag(tmp_path):
+    words = tmp_path / "partials" / "languages"
+    words.mkdir(parents=True)
+    for name in ("en", "zh", "zh-TW"):
+        (words / f"{name}.html").write_text("", encoding="utf-8")
+    assert interface_language("en-US", [str(tmp_path)]) == "en"
+    assert interface_language("zh-TW", [str(tmp_path)]) == "zh-TW"
+    assert interface_language("zh-CN", [str(tmp_path)]) == "zh"
+    assert interface_language("tlh", [str(tmp_path)]) is None  # the site's own words, then
 
 
 @pytest.mark.mkdocs

@@ -20,6 +20,8 @@ from perfblog.seo.errors import ConfigError
 
 TRANSLATION_OF = "translation_of"
 X_DEFAULT = "x-default"
+#: The template variable naming Material's word list for a page (read by theme/partials/language.html).
+INTERFACE = "perfblog_interface_language"
 
 
 @dataclass(frozen=True)
@@ -120,3 +122,12 @@ def _links(members: list[Source], site_language: str) -> list[Alternate]:
                               f"a translation sets its own `lang` in front matter")
         by_language[language] = member
     return [Alternate(language, page.url) for language, page in sorted(by_language.items())]
+
+
+def interface_language(tag: str, theme_dirs: Iterable[str]) -> str | None:
+    """The name of the theme's word list for a language tag (``en-US`` -> ``en``, ``zh-TW`` -> ``zh-TW``),
+    or None when it has none: an English post on a Chinese site reads "Table of contents", not "目录"."""
+    for name in dict.fromkeys((tag, tag.partition("-")[0])):
+        if any((Path(folder) / "partials" / "languages" / f"{name}.html").is_file() for folder in theme_dirs):
+            return name
+    return None

@@ -196,7 +196,11 @@ class SeoPlugin(BasePlugin[SeoConfig]):
         self.panel_facts: dict[str, PageFacts] = {}  # serve only: what the SEO panel of each post shows
 
     def on_page_context(self, context: Any, page: Page, config: MkDocsConfig, nav: Any) -> Any:
-        """The related-posts block ends the post's content (after search indexed it, so it stays out)."""
+        """The related-posts block ends the post's content (after search indexed it, so it stays out);
+        a page in another language than the site's has Material's words in its own."""
+        language = project.page_language(page.meta, self.site.lang)
+        if self.material and language != self.site.lang:
+            context[languages.INTERFACE] = languages.interface_language(language, config.theme.dirs)
         listed = self.related.get(page.file.src_uri)
         if listed:
             block = related.block_html(listed, self.languages[page.file.src_uri],
