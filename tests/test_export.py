@@ -15,10 +15,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import lxml.html
+import markdown
 import pytest
 
 from perfblog.core.cli import main
 from perfblog.generator.export import TARGETS
+from perfblog.generator.sanitize import markdown_text
 
 pytestmark = pytest.mark.mkdocs
 
@@ -104,3 +107,18 @@ def test_each_export_is_recorded_and_listed(site: Path, tmp_path: Path, capsys) 
     capsys.readouterr()
     assert export(site, "--list") == 0
     assert f"posts/posts/measured.md\tmarkdown\t{entry['at']}\t{URL}" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "written",
+    ["<img src=x onerror=alert(1)>", "**bold** [a](javascript:alert(1)) `code`", "| a | b |", "1. first",
+     "- item", "# heading", "https://example.com/x", "$x^2$ ~~gone~~ &amp; \\*"],
+)
+def test_exported_text_is_inert_in_markdown(written: str) -> None:
+    html = markdown.markdown(f"{markdown_text(written)}\n", extensions=["tables"])
+    assert re.fullmatch(r"<p>[^<>]*</p>", html), html  # one paragraph of text, no element made
+    assert lxml.html.fragment_fromstring(html).text_content() == written
+
+
+def test_exported_numbers_and_brackets_stay_as_written() -> None:
+    assert markdown_text("812.500 (µs), -3.5%, 'a' \"b\" / c? @d") == "812.500 (µs), -3.5%, 'a' \"b\" / c? @d"

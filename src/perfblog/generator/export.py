@@ -48,7 +48,7 @@ from perfblog.generator.result import (
     StreamOutput,
     TableRecord,
 )
-from perfblog.generator.sanitize import text as inert
+from perfblog.generator.sanitize import markdown_text as inert
 
 STATE_FILE = "export-state.json"  # in the site's state folder (.blog/ beside mkdocs.yml)
 STATE_VERSION = 1
@@ -148,9 +148,9 @@ class MarkdownEmbeds(Embeds):
     def table(self, snippet: str, name: str, fmt: str = "") -> str:
         res = self._get(snippet)
         rec = self._shown(res, TableRecord, name)
-        head = "| " + " | ".join(render._cell_text(c, "") for c in rec.columns) + " |"
+        head = "| " + " | ".join(render._cell_text(c, "", inert) for c in rec.columns) + " |"
         rule = "| " + " | ".join("---" for _ in rec.columns) + " |"
-        rows = ["| " + " | ".join(render._cell_text(v, fmt) for v in row) + " |" for row in rec.rows]
+        rows = ["| " + " | ".join(render._cell_text(v, fmt, inert) for v in row) + " |" for row in rec.rows]
         caption = f"{inert(rec.caption)}\n\n" if rec.caption else ""
         return _block(caption + "\n".join([head, rule, *rows]), _footer(res, f"{res.snippet.stem} · {name}"))
 

@@ -674,7 +674,7 @@ def _fence(text: str, lang: str) -> str:
     return f"{ticks}{lang}\n{text}\n{ticks}"
 
 
-def _cell_text(value: Any, fmt: str) -> str:
+def _cell_text(value: Any, fmt: str, escape: Callable[[object], str] = inert) -> str:
     if value is None:
         return ""
     if fmt and isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -682,7 +682,7 @@ def _cell_text(value: Any, fmt: str) -> str:
             value = format(value, checked_format(fmt))
         except ValueError as exc:
             raise EmbedError(f"table format {fmt!r} does not apply to {value!r}: {exc}") from exc
-    return "<br>".join(inert(line) for line in str(value).split("\n"))
+    return "<br>".join(escape(line) for line in str(value).split("\n"))
 
 
 #: Python's format-spec mini-language (``.2f``, ``>8,``, ``+.1%``), parsed to bound width and precision.

@@ -92,6 +92,20 @@ def text(value: object) -> str:
     return str(value).translate(_INERT)
 
 
+#: What Markdown (CommonMark and the platforms' dialects) or HTML could act on inside a line of text.
+_MARKUP = "\\`*_[]<>&|~$!#{}^=:"  # `:` for the autolinks some dialects make of schemes
+_MARKDOWN = {**_INERT, **{ord(c): c for c in string.punctuation if c not in _MARKUP}}
+# At a line's start, these begin a list or a rule.
+_LINE_START = re.compile(r"^(?:[-+]|\d+[.)](?=\s|$))")
+
+
+def markdown_text(value: object) -> str:
+    """``value`` as one line of Markdown that shows as written, for Markdown read elsewhere (`blog
+    export`): only what could start markup is a reference, so ``3.33`` stays ``3.33``."""
+    line = str(value).translate(_MARKDOWN)
+    return _LINE_START.sub(lambda m: f"{m.group(0)[:-1]}&#{ord(m.group(0)[-1])};", line, count=1)
+
+
 #: The references ``text`` made that HTML itself never needs (all but < > & " '), for ``readable``.
 _NEEDLESS_CODES = "|".join(str(ord(c)) for c in string.punctuation + "\n\t" if c not in "<>&\"'")
 _NEEDLESS = re.compile(f"&#({_NEEDLESS_CODES});")
