@@ -30,3 +30,12 @@ def test_a_timeout_that_is_not_a_positive_number_is_bad_input(value: str, capsys
         main(["run", "--timeout-cell", value])
     assert exit_.value.code == 2
     assert "--timeout-cell" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("option", ["exec_max_output", "output_max_lines"])
+@pytest.mark.parametrize("value", [0, -1, True, "many"])
+def test_a_limit_of_outputs_below_one_is_refused(option: str, value: object) -> None:
+    config = SnippetsConfig()
+    config.load_dict({option: value})
+    failed, _warnings = config.validate()
+    assert [name for name, _ in failed] == [option]

@@ -12,7 +12,6 @@ from perfblog.core.project import Layout
 from perfblog.generator import outputs, resolve
 from perfblog.generator.device import DEVICES, EnvPolicy
 from perfblog.generator.engine import Settings
-from perfblog.generator.errors import GeneratorError
 from perfblog.generator.resolve import Mode
 from perfblog.generator.result import MAX_OUTPUT
 
@@ -37,6 +36,19 @@ class _Seconds(c.Type):
         return value
 
 
+class _Count(c.Type):
+    """A whole number of at least 1 (a limit of 0 would keep nothing, or everything, by surprise)."""
+
+    def __init__(self, default: int) -> None:
+        super().__init__(int, default=default)
+
+    def run_validation(self, value: object) -> int:
+        value = super().run_validation(value)
+        if isinstance(value, bool) or value < 1:
+            raise base.ValidationError(f"expected a whole number of at least 1, got {value!r}")
+        return value
+
+
 class SnippetsConfig(base.Config):
     """Options of ``plugins: - snippets:`` in mkdocs.yml; paths are relative to mkdocs.yml."""
 
@@ -53,7 +65,7 @@ class SnippetsConfig(base.Config):
     """Seconds a whole snippet may run (0: no limit); a snippet's header `blog: {timeout: N}` overrides."""
     exec_device = c.Choice(DEVICES, default="auto")
     """Where snippets execute: `auto` (a GPU when there is one), `cpu` or `cuda`."""
-    exec_max_output = c.Type(int, default=MAX_OUTPUT)
+    exec_max_output = _Count(default=MAX_OUTPUT)
     """Characters of text one cell's outputs keep; the rest is cut, with a note in the store and the page."""
     exec_env_deny = c.ListOfItems(c.Type(str), default=[])
     """More environment variables (shell patterns) a snippet's kernel does not get, besides the secrets
@@ -66,7 +78,7 @@ class SnippetsConfig(base.Config):
     """Also draw each embedded chart as a PNG in the site, for `blog export` (platforms take no SVG)."""
     chart_font = c.Optional(c.Type(str))
     """A CJK font file for the chart PNGs, relative to mkdocs.yml; default: one installed here."""
-    output_max_lines = c.Type(int, default=40)
+    output_max_lines = _Count(default=40)
     """Terminal text (what a cell printed, a plain display) longer than this many lines shows its first
     lines and a "show all" control; the rest is in the page either way."""
     output_colours = c.Type(bool, default=True)
@@ -111,6 +123,4 @@ def settings_of(options: SnippetsConfig | None, layout: Layout) -> Settings:
 
 def output_options(options: SnippetsConfig) -> outputs.Options:
     """How posts show outputs, from the plugin's validated options."""
-    if options.output_max_lines < 1:
-        raise GeneratorError(f"output_max_lines must be at least 1, not {options.output_max_lines}")
     return outputs.Options(max_lines=options.output_max_lines, colours=options.output_colours)
