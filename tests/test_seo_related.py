@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from types import SimpleNamespace
 
 import lxml.html
 import pytest
@@ -16,6 +17,7 @@ from perfblog.seo.related import (
     Where,
     block_html,
     check_steering,
+    collect,
     labels,
     prose,
     rank,
@@ -144,6 +146,18 @@ def test_the_block_is_a_list_of_ordinary_links_under_a_heading_in_the_posts_lang
         assert block.tag == "nav" and block.get("class") == BLOCK_CLASS
         assert block.xpath("./h2/text()") == [heading]
         assert [(a.get("href"), a.text) for a in block.xpath(".//li/a")] == [("../b <&>/", "《b <&>》")]
+
+
+def test_a_title_mkdocs_took_from_a_heading_is_listed_as_its_text(tmp_path: Path):
+    def page(key: str, title: str) -> SimpleNamespace:
+        source = SimpleNamespace(src_uri=f"posts/{key}.md", abs_src_path=None)
+        return SimpleNamespace(meta={"date": "2024-01-01"}, content=f"<p>{COMPILE}</p>", title=title,
+                               url=f"{key}/", file=source)
+
+    posts = collect([page("a", "A &amp; B &lt;C&gt;"), page("b", "B")], "zh-CN", tmp_path)
+    assert posts[0].title == "A & B <C>"  # MkDocs' title from `# A & B <C>` is HTML
+    block = lxml.html.fragment_fromstring(block_html(rank(posts)["posts/b.md"], "zh-CN", str))
+    assert block.xpath(".//li/a/text()") == ["A & B <C>"]
 
 
 @pytest.mark.parametrize(("pins", "excludes", "message"), [

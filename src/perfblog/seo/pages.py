@@ -10,7 +10,6 @@ it is never guessed from the text, which may quote another language.
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -194,8 +193,7 @@ def _image(page: Page, site: Site, canonical: str, headline: str, cards: Cards |
 
 
 def _own_title(page: Page, site: Site) -> str:
-    own = str(page.meta.get("title") or page.title or "").strip()
-    own = html.unescape(re.sub(r"<[^>]+>", "", own))  # MkDocs titles from headings are HTML
+    own = text.plain_title(page.meta.get("title") or page.title)
     return site.name if not own or page.is_homepage else own
 
 

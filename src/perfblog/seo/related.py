@@ -331,7 +331,6 @@ def block_html(links: Sequence[Link], language: str, relative_url: Any) -> str:
             f'<h2 id="{BLOCK_CLASS}-title">{html.escape(heading)}</h2><ul>{items}</ul></nav>')
 
 
-
 def collect(pages: Iterable[Any], site_language: str, docs_dir: Path) -> list[Post]:
     """The posts among a build's rendered MkDocs pages (a post is a page with a `date`), steering checked.
 
@@ -350,7 +349,7 @@ def collect(pages: Iterable[Any], site_language: str, docs_dir: Path) -> list[Po
         paths[src_uri] = abs_path
         published, _ = lastmod.front_matter_dates(meta, src_uri)
         posts.append(Post(
-            key=src_uri, url=page.url, title=str(page.title or meta.get("title") or src_uri),
+            key=src_uri, url=page.url, title=text.plain_title(page.title or meta.get("title")) or src_uri,
             language=project.page_language(meta, site_language),
             date=published.isoformat() if published else "", text=prose(page.content),
             keywords=labels(meta.get("keywords")), tags=labels(meta.get("tags")),

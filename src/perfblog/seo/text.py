@@ -10,6 +10,7 @@ space Chinese writers put between Chinese and Latin words.
 from __future__ import annotations
 
 import bisect
+import html
 import itertools
 import re
 import unicodedata
@@ -205,3 +206,11 @@ def is_chinese(text: str, threshold: float = 0.2) -> bool:
     han = _ideographs(text)
     letters = han + len(_ASCII_LETTER.findall(text))
     return bool(letters) and han / letters >= threshold
+
+
+_TAG = re.compile(r"<[^>]+>")
+
+
+def plain_title(title: object) -> str:
+    """A page's title as text: MkDocs makes the title of a page from its heading as HTML (`A &amp; B`)."""
+    return html.unescape(_TAG.sub("", str(title or ""))).strip()
