@@ -260,9 +260,9 @@ def inject(html: str, meta: PageMeta, front_matter: Mapping[str, object] | None 
     """Replace the theme's title, description, keywords, robots, canonical, Open Graph and X tags, and
     set `<html lang>`; the theme's og:image (Material's social plugin) stands when `meta` has none.
 
-    Material prints the front matter's `title`, `description` and `author` into the head unescaped, so
-    a `"` or `<` in them leaves a broken or live tag that no pattern can find; those exact tags are
-    rewritten escaped first (``front_matter``: the page's meta).
+    Material prints the front matter's `description` and `author` into the head unescaped, so a `"` or
+    `<` in them leaves a broken or live tag that no pattern can find; those exact tags are rewritten
+    escaped first (``front_matter``: the page's meta).
     """
     html = _escape_theme_tags(html, front_matter or {})
     head = _HEAD.search(html)
@@ -284,10 +284,7 @@ def _escape_theme_tags(html: str, front_matter: Mapping[str, object]) -> str:
         raw = front_matter.get(name)
         if isinstance(raw, str) and raw:
             html = html.replace(f'<meta name="{name}" content="{raw}">', _meta(name, raw), 1)
-    title = front_matter.get("title")
-    if isinstance(title, str) and title:
-        html = html.replace(f"<title>{title} - ", f"<title>{escape(title)} - ", 1)
-    return html
+    return html  # the title is escaped in the page's meta before the theme prints it (pages.escape_titles)
 
 
 def set_lang(html: str, lang: str) -> str:

@@ -10,6 +10,7 @@ it is never guessed from the text, which may quote another language.
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -272,6 +273,21 @@ def check_destinations(files: Iterable[tuple[str, str | None]], site_dir: Path) 
         if destination and not Path(destination).resolve().is_relative_to(root):
             raise ConfigError(f"{source}: would be written to {destination}, outside site_dir {root}; "
                               f"check its slug")
+
+
+_ESCAPED = "_perfblog_title_escaped"  # marks a page (MkDocs pages are not hashable)
+
+
+def escape_titles(pages: Iterable[Page]) -> None:
+    """A front-matter `title` as HTML text, as MkDocs makes the title it takes from a heading: Material
+    prints titles as HTML (header, navigation, search results), so `x < 16 & y` shows as written and
+    `<img onerror=…>` in a title stays text. A page whose front matter is not read yet is left for a
+    later call; each page is escaped once, however often a build asks."""
+    for page in pages:
+        written = page.meta.get("title")
+        if not getattr(page, _ESCAPED, False) and isinstance(written, str):
+            page.meta["title"] = html.escape(written, quote=False)  # MkDocs' page.title reads it
+            setattr(page, _ESCAPED, True)
 
 
 def canonical_url(page: Page, site: Site) -> str:

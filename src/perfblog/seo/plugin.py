@@ -130,7 +130,9 @@ class SeoPlugin(BasePlugin[SeoConfig]):
         return config
 
     def on_env(self, env: Any, config: MkDocsConfig, files: Files) -> Any:
-        """Every page's front matter is read by now: group the translations before any page renders."""
+        """Every page's front matter is read by now: group the translations before any page renders,
+        and make front-matter titles HTML text before the theme or search prints any."""
+        pages.escape_titles(f.page for f in files.documentation_pages() if f.page is not None)
         sources = [
             languages.Source(f.src_uri, Path(f.abs_src_path) if f.abs_src_path else None, f.page.meta,
                              pages.canonical_url(f.page, self.site))
@@ -161,11 +163,14 @@ class SeoPlugin(BasePlugin[SeoConfig]):
     @event_priority(-100)  # after Material's blog plugin (-50) has placed its posts by their slugs
     def on_nav(self, nav: Navigation, config: MkDocsConfig, files: Files) -> Navigation:
         """Every file the build writes lies inside site_dir (a post's slug cannot place a page elsewhere);
-        a build names the drafts it leaves out, so a post kept back by `draft: true` is no surprise."""
+        a build names the drafts it leaves out, so a post kept back by `draft: true` is no surprise;
+        posts' front-matter titles are made HTML text (`pages.escape_titles`)."""
         try:
             pages.check_destinations(((f.src_uri, f.abs_dest_path) for f in files), Path(config.site_dir))
         except SeoError as exc:
             raise PluginError(f"seo: {exc}") from exc
+        # The blog plugin has read its posts' front matter, and renders their excerpts before on_env.
+        pages.escape_titles(f.page for f in files.documentation_pages() if f.page is not None)
         left_out = [] if self.serving else pages.drafts_left_out(files, self.layout.posts_dir)
         if left_out:
             named = ", ".join(path.relative_to(self.layout.root).as_posix() for path in left_out)
