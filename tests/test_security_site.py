@@ -62,16 +62,18 @@ def test_a_front_matter_title_with_markup_shows_as_written_and_makes_no_element(
     title = "x < 16 & <img src=x onerror=alert(1)>"
     root = site(tmp_path, front=f"title: '{title}'")
     post = root / POST  # no heading: the blog's listing takes the excerpt's title from the front matter
-    post.write_text(post.read_text(encoding="utf-8").replace("# torch.compile 的 fullgraph 模式与图断裂\n", ""),
-                    encoding="utf-8")
+    heading = "# torch.compile 的 fullgraph 模式与图断裂\n"
+    post.write_text(post.read_text(encoding="utf-8").replace(heading, ""), encoding="utf-8")
     done = build(root)
     assert done.returncode == 0, done.stderr
     for page in (root / "site").rglob("*.html"):
         doc = lxml.html.document_fromstring(page.read_bytes())
         assert not doc.xpath("//img[@onerror] | //*[@onerror] | //script[not(@type='application/ld+json')]"
                              "[contains(., 'alert')]"), page
-    doc = lxml.html.document_fromstring((root / "site" / "torch-compile-fullgraph" / "index.html").read_bytes())
-    shown = [" ".join(e.text_content().split()) for e in doc.xpath("//*[contains(@class, 'md-header__topic')]")]
+    built = root / "site" / "torch-compile-fullgraph" / "index.html"
+    doc = lxml.html.document_fromstring(built.read_bytes())
+    topics = doc.xpath("//*[contains(@class, 'md-header__topic')]")
+    shown = [" ".join(e.text_content().split()) for e in topics]
     assert shown[-1] == title and doc.findtext(".//title").startswith(title)
     listing = lxml.html.document_fromstring((root / "site" / "index.html").read_bytes())
     assert title in [" ".join(h.text_content().split()) for h in listing.xpath("//article//h2")]
