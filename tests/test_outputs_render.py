@@ -54,6 +54,15 @@ def test_terminal_colours_are_spans_unless_stripped() -> None:
     assert "<span" not in shown(red, options=outputs.Options(colours=False))
 
 
+@pytest.mark.parametrize(("code", "classes"), [
+    ("38;5;1", "ansi-red-fg"), ("38;5;196", "ansi-red-intense-fg"), ("38;5;208", "ansi-yellow-fg"),
+    ("48;5;236", "ansi-black-bg"), ("38;5;250", "ansi-white-fg"), ("38;2;0;128;0", "ansi-green-fg"),
+    ("1;38;2;300;0;0", "ansi-red-intense-fg ansi-bold"),
+])
+def test_a_256_or_true_colour_takes_the_nearest_colour_of_the_palette(code: str, classes: str) -> None:
+    assert f'<span class="{classes}">x</span>' in shown(StreamOutput("stdout", f"\x1b[{code}mx\x1b[0m\n"))
+
+
 def test_long_terminal_text_shows_its_head_and_keeps_the_rest_behind_show_all() -> None:
     page = shown(StreamOutput("stdout", "".join(f"line {i}\n" for i in range(5))))
     head, more = page.split("<details", 1)

@@ -104,9 +104,31 @@ def _colour(index: int) -> str:
     return COLOURS[index] if index < 8 else f"{COLOURS[index - 8]}-intense"
 
 
+#: xterm's RGB for the 16 colours: what 256-colour and true-colour codes are measured against.
+_PALETTE_RGB = ((0, 0, 0), (205, 0, 0), (0, 205, 0), (205, 205, 0), (0, 0, 238), (205, 0, 205), (0, 205, 205),
+                (229, 229, 229), (127, 127, 127), (255, 0, 0), (0, 255, 0), (255, 255, 0), (92, 92, 255),
+                (255, 0, 255), (0, 255, 255), (255, 255, 255))  # fmt: skip
+_CUBE = (0, 95, 135, 175, 215, 255)  # the levels of the 6x6x6 colour cube (256-colour indices 16-231)
+
+
+def _nearest(rgb: tuple[int, ...]) -> str:
+    """The palette colour nearest an RGB colour: the site shows every colour in its theme's palette."""
+    return _colour(min(range(16), key=lambda i: sum((a - b) ** 2 for a, b in zip(rgb, _PALETTE_RGB[i]))))
+
+
+def _indexed(index: int) -> str:
+    """A 256-colour index as a palette colour: 0-15 as they are, the cube and the greys by nearness."""
+    if index < 16:
+        return _colour(index)
+    if index < 232:
+        cube = index - 16
+        return _nearest((_CUBE[cube // 36], _CUBE[cube // 6 % 6], _CUBE[cube % 6]))
+    return _nearest((8 + 10 * (min(index, 255) - 232),) * 3)
+
+
 def _apply(style: _Style, params: str) -> _Style:
-    """The style after one SGR code. 256-colour indices 0-15 map to the palette; other 256-colour and
-    true-colour codes are not in the site's palette and leave the colour as it was."""
+    """The style after one SGR code. 256-colour and true-colour codes take the nearest colour of the
+    16-colour palette, which the theme draws in its light and dark schemes."""
     codes = [int(c) if c.isdigit() else 0 for c in params.split(";")] if params else [0]
     i = 0
     while i < len(codes):
@@ -124,10 +146,13 @@ def _apply(style: _Style, params: str) -> _Style:
             style = replace(style, **{"fg" if code == 39 else "bg": ""})
         elif code in (38, 48):
             kind = codes[i + 1] if i + 1 < len(codes) else None
+            side = "fg" if code == 38 else "bg"
             if kind == 5 and i + 2 < len(codes):
-                if codes[i + 2] < 16:
-                    style = replace(style, **{"fg" if code == 38 else "bg": _colour(codes[i + 2])})
+                style = replace(style, **{side: _indexed(codes[i + 2])})
                 i += 2
+            elif kind == 2 and i + 4 < len(codes):
+                style = replace(style, **{side: _nearest(tuple(min(c, 255) for c in codes[i + 2:i + 5]))})
+                i += 4
             elif kind == 2:
                 i += 4
         i += 1
