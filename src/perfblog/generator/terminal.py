@@ -113,7 +113,10 @@ _CUBE = (0, 95, 135, 175, 215, 255)  # the levels of the 6x6x6 colour cube (256-
 
 def _nearest(rgb: tuple[int, ...]) -> str:
     """The palette colour nearest an RGB colour: the site shows every colour in its theme's palette."""
-    return _colour(min(range(16), key=lambda i: sum((a - b) ** 2 for a, b in zip(rgb, _PALETTE_RGB[i]))))
+    def distance(i: int) -> int:
+        return sum((a - b) ** 2 for a, b in zip(rgb, _PALETTE_RGB[i], strict=True))
+
+    return _colour(min(range(16), key=distance))
 
 
 def _indexed(index: int) -> str:
