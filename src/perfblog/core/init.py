@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 from perfblog.core import conventions, project
 from perfblog.core.errors import BlogError
-from perfblog.core.fsio import atomic_write
+from perfblog.core.fsio import atomic_write, display_path
 
 INIT_GROUP = "perfblog.init"
 DEFAULT_URL = "https://blog.example.com/"
@@ -122,7 +122,7 @@ def _run(args: argparse.Namespace) -> int:
         raise InitError("--name is empty")
     written = create(args.folder, site)
     for path in written:
-        print(f"created {path}")
+        print(f"created {display_path(path)}")
     print(f"next: cd {args.folder}; `mkdocs serve` to preview the draft; fill in its placeholders "
           f"({conventions.PLACEHOLDERS[site.words]}) and remove `draft: true`; `make site` builds it")
     if project.is_example_url(site.url):
