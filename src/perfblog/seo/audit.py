@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-import lxml.html
 from lxml import etree
 
 from perfblog.seo import links, rules, sitemap, sitewide, text
@@ -46,14 +45,10 @@ _CONTENT_ROOTS = (
     etree.XPath("//article"),
     etree.XPath("//body"),
 )
-# Not the article's text: navigation, chrome and code blocks. Material's page intro is a
+# Not the article's text: navigation, chrome and code blocks (`_not_text`). Material's page intro is a
 # <header class="md-typeset"> outside any article, and inline <code> is prose (`torch.compile`).
-_NOT_TEXT = etree.XPath(
-    "descendant::*[self::nav or self::header[not(ancestor::article)"
-    " and not(contains(concat(' ', @class, ' '), ' md-typeset '))] or self::footer or self::aside"
-    " or self::script or self::style or self::noscript or self::template or self::pre"
-    " or self::form or self::svg]"
-)
+_NOT_TEXT = ("nav", "header", "footer", "aside", "script", "style", "noscript", "template", "pre", "form",
+             "svg")
 # Permalink marks a heading carries (Python-Markdown's ¶, or any symbol-only link to its own anchor).
 _PERMALINKS = etree.XPath(
     "//*[contains(concat(' ', @class, ' '), ' headerlink ')]"
@@ -143,8 +138,33 @@ class AuditReport:
         )
 
 
+#: An element's text (lxml.html's `text_content`), as a plain string: see _CANONICAL.
+_STRING = etree.XPath("string()", smart_strings=False)
+#: lxml.html's parser without its element classes: the same tree, without a Python call per element.
+_PARSER = etree.HTMLParser()
+
+
 def _text(element: etree._Element) -> str:
-    return " ".join(element.text_content().split())
+    return " ".join(_STRING(element).split())
+
+
+def _drop_tree(element: etree._Element) -> None:
+    """Remove an element and what it holds, keeping its tail text (lxml.html's `drop_tree`)."""
+    parent = element.getparent()
+    if element.tail:
+        previous = element.getprevious()
+        if previous is None:
+            parent.text = (parent.text or "") + element.tail
+        else:
+            previous.tail = (previous.tail or "") + element.tail
+    parent.remove(element)
+
+
+def _not_text(root: etree._Element) -> list[etree._Element]:
+    """The elements under `root` whose text is not the article's, in document order."""
+    return [element for element in root.iter(*_NOT_TEXT) if element is not root and (
+        element.tag != "header" or (next(element.iterancestors("article"), None) is None
+                                    and " md-typeset " not in f" {element.get('class', '')} "))]
 
 
 def _decoded(html: bytes) -> str | bytes:
@@ -164,7 +184,9 @@ def read_page(html: bytes, page: str) -> PageFacts:
     repeats on every page only its links (their `href` and text).
     """
     try:
-        doc = lxml.html.document_fromstring(_decoded(html))
+        doc = etree.fromstring(_decoded(html), _PARSER)
+        if doc is None:
+            raise etree.ParserError("Document is empty")
     except (etree.ParserError, ValueError) as exc:
         raise AuditError(f"{page}: cannot parse HTML: {exc}") from exc
     facts = PageFacts(page=page, lang=(doc.get("lang") or "").strip() or None, size=len(html))
@@ -193,9 +215,9 @@ def read_page(html: bytes, page: str) -> PageFacts:
     facts.canonical = canonical[0].strip() if canonical else None
     dropped: set[etree._Element] = set()
     for mark in parts.permalinks:
-        if mark.getparent() is not None and not _WORDLIKE.search(mark.text_content()):
+        if mark.getparent() is not None and not _WORDLIKE.search(_STRING(mark)):
             dropped.update(mark.iter())
-            mark.drop_tree()
+            _drop_tree(mark)
     kept = (lambda found: [e for e in found if e not in dropped]) if dropped else list  # as if found now
     facts.h1 = [_text(h) for h in kept(parts.h1)]
     images = kept(parts.images)
@@ -206,9 +228,9 @@ def read_page(html: bytes, page: str) -> PageFacts:
     facts.unsized_images = [img.get("src", "") for img in images if not _sized(img)]
     facts.anchors = [(a.get("href"), _text(a)) for a in kept(parts.anchors)]
     root = next((found[0] for xp in parts.roots if (found := xp(doc))), doc)  # bodiless: the page
-    for element in _NOT_TEXT(root):
+    for element in _not_text(root):
         if element.getparent() is not None:
-            element.drop_tree()
+            _drop_tree(element)
     hrefs = _CONTENT_HREFS(root)
     facts.content_links = [h for h in hrefs if not h.startswith("#")]
     facts.fragments = [h for h in hrefs if h.startswith("#")]

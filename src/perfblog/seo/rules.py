@@ -19,7 +19,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from urllib.parse import urljoin, urlsplit
 
 from perfblog.core.conventions import PLACEHOLDERS
@@ -537,9 +537,15 @@ def check_anchors(p: PageFacts) -> Iterator[Finding]:
             yield LINK_EMPTY_HREF.at(
                 p.page, f"link {label[:40]!r} has href {href!r}, which crawlers cannot follow",
                                      f"链接「{label[:40]}」的地址是 {href!r}，爬虫无法跟随")
-        elif text.normalize(label).strip(" .:：。!！>»→") in GENERIC_LINK_TEXT:
+        elif _generic(label):
             yield LINK_TEXT_GENERIC.at(p.page, f"link text {label!r} says nothing about {target[:60]!r}",
                                        f"链接文字「{label}」没有说出 {target[:60]!r} 是什么")
+
+
+@lru_cache(maxsize=1 << 14)  # every page repeats the navigation's links
+def _generic(label: str) -> bool:
+    """Whether a link's text says nothing of where it goes (点击这里, read more)."""
+    return text.normalize(label).strip(" .:：。!！>»→") in GENERIC_LINK_TEXT
 
 
 @RULES.check(OG_MISSING)

@@ -138,6 +138,7 @@ class Segmenter:
         self._jieba = rjieba  # its module-level cut, add_word and has_word: the one dictionary
         for word, freq in load_terms():
             self._jieba.add_word(word, freq, None)
+        self._needles: dict[str, str] = {}  # a page's keyphrase is looked for in each of its parts
 
     def cut(self, text: str) -> list[str]:
         """Every token, spaces and punctuation included: joined, they give back `text`."""
@@ -156,18 +157,26 @@ class Segmenter:
         # Normalised before cutting: full-width letters become words; no dictionary word mixes case
         # and ideographs, so case-folded Latin runs are cut as before.
         folded = text if normalized else normalize(text)
-        words = tuple(filter(_is_word, self._jieba.cut(folded)))
+        words = tuple([t for t in self._jieba.cut(folded) if t.isalnum() or _is_word(t)])  # alnum: most
         starts = tuple(itertools.accumulate(map(len, words), initial=0))[:-1]
         return Tokens("".join(words), starts, words, self._jieba.has_word)
 
     def needle(self, phrase: str) -> str:
         """`phrase` as `Tokens.find` looks for it."""
-        return self.tokens(phrase).text
+        needle = self._needles.get(phrase)
+        if needle is None:
+            if len(self._needles) >= _NEEDLES:
+                self._needles.clear()
+            needle = self._needles[phrase] = self.tokens(phrase).text
+        return needle
 
     def count(self, text: str | Tokens, phrase: str) -> int:
         """Occurrences of `phrase` in `text` as a run of whole tokens: 运算 is not counted in 运算符."""
         haystack = text if isinstance(text, Tokens) else self.tokens(text)
         return len(haystack.find(self.needle(phrase)))
+
+
+_NEEDLES = 4096  # keyphrases remembered (`Segmenter.needle`); then it starts again
 
 
 @lru_cache(maxsize=1 << 14)  # a text's tokens are mostly words it has used before
