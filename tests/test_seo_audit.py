@@ -275,3 +275,33 @@ def test_links_resolve_from_the_site_root_the_canonical_urls_give_even_for_chine
         page.write_text(text.replace("https://example.org/", "https://example.org/notes/"), encoding="utf-8")
     found = {f.rule for f in audit_site(site).findings}
     assert not found & {"link-broken", "canonical-not-built", "link-fragment-missing"}, found
+
+
+TRICKY = (
+    '<html lang="zh-CN"><head><title>t</title><link rel="stylesheet" href="a.css">'
+    '<link rel="Stylesheet" href="b.css"><script src="h.js"></script><img src="head.png">'
+    '<script type="application/ld+json">{}</script></head><body>'
+    '<h1>一<a class="headerlink x" href="#a">¶</a><a href="#b" class="y headerlink">#</a></h1>'
+    '<span class="headerlinks">不是</span><div class="headerlink"><img src="in.png"></div>'
+    '<h2><a href="#c">§</a><a href="c">c</a></h2><h3><span><a href="#d">¶</a></span></h3><a name="n">无</a>'
+    '<link rel="stylesheet" href="body.css"><script type="application/ld+json">{"a": 1}</script>'
+    '<a href="">空</a><script src="">x</script><img alt="无源"><h1 id="h">二</h1></body></html>'
+)
+
+
+def test_one_sweep_of_a_page_finds_what_the_xpath_queries_find(tmp_path):
+    """`_Parts.swept` (one pass over the elements) against `_Parts.slowly` (XPath over the whole
+    document), on a page of edge cases and on every page of the broken-page fixtures."""
+    from lxml import etree
+
+    from perfblog.seo.audit import _PARSER, _Parts, iter_pages
+
+    pages = [TRICKY.encode("utf-8")] + [html for _, html in iter_pages(seo_pages.write_site(tmp_path))]
+    for html in pages:
+        doc = etree.fromstring(html.decode("utf-8"), _PARSER)
+        swept, slowly = _Parts.swept(doc), _Parts.slowly(doc)
+        for name in ("head", "resources", "jsonld", "permalinks", "h1", "images", "anchors"):
+            assert getattr(swept, name) == getattr(slowly, name), name
+    swept = _Parts.swept(etree.fromstring(TRICKY, _PARSER))
+    assert swept.resources == ["a.css", "h.js", "head.png", "in.png", "body.css", ""]
+    assert [a.get("href") for a in swept.permalinks] == ["#a", "#b", None, "#c"]

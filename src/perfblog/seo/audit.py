@@ -247,8 +247,9 @@ def read_page(html: bytes, page: str) -> PageFacts:
 @dataclass
 class _Parts:
     """The elements of a page the facts come from. A page shaped as parsers shape HTML (a root `html`
-    holding `head` and `body`) is asked cheap queries, the head's of the head alone; any other gets
-    the same queries over the whole document (`_Parts.slowly`)."""
+    holding `head` and `body`) is swept once, element by element (`_Parts.swept`: one pass in Python
+    costs less than eight XPath searches of the whole page, each testing every element); any other
+    is asked the XPath queries over the whole document (`_Parts.slowly`). Both find the same."""
 
     head: etree._Element | None
     resources: list[str]  # stylesheets' href, scripts' and images' src, in document order
@@ -263,8 +264,44 @@ class _Parts:
     def of(cls, doc: etree._Element) -> _Parts:
         if doc.tag != "html" or any(child.tag not in _PARTS_OF_HTML for child in doc):
             return cls.slowly(doc)
-        return cls(doc.find("head"), _RESOURCES(doc), _JSONLD(doc), _FAST_PERMALINKS(doc), _H1(doc),
-                   _IMAGES(doc), _ANCHORS(doc), _FAST_ROOTS)  # fmt: skip
+        return cls.swept(doc)
+
+    @classmethod
+    def swept(cls, doc: etree._Element) -> _Parts:
+        """What the XPath queries of `slowly` find, in one pass over a page of `head` and `body`."""
+        parts = cls(doc.find("head"), [], [], [], [], [], [], _FAST_ROOTS)
+        resources, permalinks = parts.resources, parts.permalinks
+        for part in doc.iterchildren("head", "body"):
+            body = part.tag == "body"
+            for element in part.iter(etree.Element):
+                tag, classes = element.tag, element.get("class")
+                if classes is not None and "headerlink" in classes and " headerlink " in f" {classes} ":
+                    permalinks.append(element)
+                if tag == "a":
+                    href = element.get("href")
+                    if href is None:
+                        continue
+                    if href.startswith("#") and element.getparent().tag in _HEADINGS_TAGS and (
+                            not permalinks or permalinks[-1] is not element):
+                        permalinks.append(element)
+                    if body:
+                        parts.anchors.append(element)
+                elif tag == "script":
+                    if (src := element.get("src")) is not None:
+                        resources.append(src)
+                    if element.get("type") == "application/ld+json":
+                        parts.jsonld.append(element)
+                elif tag == "link":
+                    if element.get("rel") == "stylesheet" and (href := element.get("href")) is not None:
+                        resources.append(href)
+                elif tag == "img":
+                    if (src := element.get("src")) is not None:
+                        resources.append(src)
+                    if body:
+                        parts.images.append(element)
+                elif tag == "h1" and body:
+                    parts.h1.append(element)
+        return parts
 
     @classmethod
     def slowly(cls, doc: etree._Element) -> _Parts:
@@ -274,12 +311,8 @@ class _Parts:
 
 
 _PARTS_OF_HTML = {"head", "body", etree.Comment, etree.ProcessingInstruction}
-# The same as _PERMALINKS and _CONTENT_ROOTS, with the cheap test first: most elements fail it.
-_FAST_PERMALINKS = etree.XPath(
-    "//*[contains(@class, 'headerlink')][contains(concat(' ', @class, ' '), ' headerlink ')]"
-    " | //a[starts-with(@href, '#')][parent::h1 or parent::h2 or parent::h3 or parent::h4 or parent::h5"
-    " or parent::h6]"
-)
+_HEADINGS_TAGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+# The same as _CONTENT_ROOTS, with the cheap test first: most elements fail it.
 _FAST_ROOTS = (
     etree.XPath(
         "/html/body//div[contains(@class, 'md-content')][contains(concat(' ', @class, ' '), ' md-content ')]"
