@@ -57,7 +57,7 @@ def sketch(body: str, *, normalized: bool = False) -> np.ndarray:
         windows ^= windows >> np.uint64(27)
         windows *= np.uint64(0x94D049BB133111EB)
         windows ^= windows >> np.uint64(31)
-    return np.unique(windows)[:SKETCH]
+    return np.unique(windows)[:SKETCH].copy()  # a slice would keep every hash of the page alive
 
 
 def similarity(a: np.ndarray, b: np.ndarray) -> float:

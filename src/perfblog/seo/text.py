@@ -172,8 +172,13 @@ class Segmenter:
 
     def count(self, text: str | Tokens, phrase: str) -> int:
         """Occurrences of `phrase` in `text` as a run of whole tokens: 运算 is not counted in 运算符."""
-        haystack = text if isinstance(text, Tokens) else self.tokens(text)
-        return len(haystack.find(self.needle(phrase)))
+        needle = self.needle(phrase)
+        if isinstance(text, Tokens):
+            return len(text.find(needle))
+        folded = normalize(text)
+        if not needle or not set(needle).issubset(folded):  # the tokens' letters are the text's
+            return 0
+        return len(self.tokens(folded, normalized=True).find(needle))
 
 
 _NEEDLES = 4096  # keyphrases remembered (`Segmenter.needle`); then it starts again
@@ -194,12 +199,12 @@ _LATIN_WORD = re.compile(r"[A-Za-z]+")
 _ASCII_LETTER = re.compile(r"[A-Za-z]")
 
 
-_IDEOGRAPHS = re.compile("[\u3400-\u4dbf\u4e00-\u9fff]")
+_IDEOGRAPHS = re.compile("[\u3400-\u4dbf\u4e00-\u9fff]+")
 
 
 def _ideographs(text: str) -> int:
     """How many characters of `text` are CJK ideographs (the basic block and extension A)."""
-    return len(text) - len(_IDEOGRAPHS.sub("", text))
+    return sum(map(len, _IDEOGRAPHS.findall(text)))
 
 
 def han_share(text: str) -> float:
