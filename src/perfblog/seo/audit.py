@@ -180,8 +180,9 @@ def _decoded(html: bytes) -> str | bytes:
 def read_page(html: bytes, page: str) -> PageFacts:
     """Extract what the rules need from one page's HTML; `page` is its path relative to the site.
 
-    The page is parsed once and searched by XPath, in C; Python sees of the navigation Material
-    repeats on every page only its links (their `href` and text).
+    The page is parsed once (lxml), swept once for the elements the facts come from (`_Parts`),
+    and its head and text searched by XPath; Python sees of the navigation Material repeats on
+    every page only its links (their `href` and text).
     """
     try:
         doc = etree.fromstring(_decoded(html), _PARSER)

@@ -164,7 +164,7 @@ class SiteIndex:
     def _links(self, page: _Page, url: str, root: str) -> Iterator[Finding]:
         for href in page.links:
             href = href.strip()
-            if not href or urlsplit(href).scheme in _SKIPPED_SCHEMES:
+            if not href or _scheme(href) in _SKIPPED_SCHEMES:
                 continue
             target = links.resolve(url, href)
             inside, rel = self._resolve(target, root)
@@ -174,7 +174,7 @@ class SiteIndex:
                 yield rules.LINK_BROKEN.at(page.rel, f"links to {href!r}, which is no file of the built site",
                                            f"链接 {href!r} 指向的文件不在构建出的站点里")
                 continue
-            fragment = unquote(urlsplit(target).fragment)
+            fragment = _fragment(target)
             ids = self._ids.get(rel)
             if fragment and fragment != "top" and ids is not None and fragment not in ids:
                 yield rules.LINK_FRAGMENT_MISSING.at(
@@ -224,6 +224,16 @@ class SiteIndex:
             zh_advice = "（这是日期归档页：让它声明 noindex, follow）" if archive else ""
             yield rules.CONTENT_NEAR_DUPLICATE.at(page.rel, f"its text is that of {listed}{advice}",
                                                   f"正文与 {listed} 几乎相同{zh_advice}")
+
+
+@lru_cache(maxsize=1 << 16)  # every page repeats the navigation's links
+def _scheme(href: str) -> str:
+    return urlsplit(href).scheme
+
+
+@lru_cache(maxsize=1 << 16)
+def _fragment(url: str) -> str:
+    return unquote(urlsplit(url).fragment)
 
 
 @lru_cache(maxsize=1 << 16)
