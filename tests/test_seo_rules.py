@@ -89,3 +89,19 @@ def test_a_check_is_registered_for_one_per_page_scope():
     for rules in ((post, page), (site,), ()):
         with pytest.raises(ValueError, match="one per-page scope"):
             registry.check(*rules)
+
+
+def test_clauses_normalised_in_one_call_come_out_as_each_would_alone():
+    """`rules._clauses` normalises a text's clauses joined by NUL; each must equal its own
+    normalisation, whatever combines (ligatures, full-width forms, jamo, combining accents, Σ)."""
+    import random
+
+    from perfblog.seo import rules, text
+
+    rng = random.Random(17)
+    alphabet = list("abcΣΑςﬁＡＢ。．！？；，、!?;, .\u0301\u1100\u1161\u11a8\u00a0①㎒가") + [
+        chr(rng.randrange(0x20, 0x3000)) for _ in range(300)]
+    for _ in range(5000):
+        body = "".join(rng.choice(alphabet) for _ in range(rng.randrange(80)))
+        alone = [text.normalize(part).replace(" ", "") for part in rules._CLAUSE_END.split(body)]
+        assert rules._clauses(body) == alone, body

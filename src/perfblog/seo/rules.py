@@ -716,6 +716,16 @@ def check_keywords(p: PageFacts) -> Iterator[Finding]:
 _CLAUSE_END = re.compile(r"[。．！？；，、!?;,]|\.(?:\s|$)")
 
 
+def _clauses(body: str) -> list[str]:
+    """The clauses of a text, each normalised (`text.normalize`) without its spaces. They are
+    normalised in one call, joined by NUL: no character combines with NUL, nor any with it, so each
+    comes out as it would alone."""
+    parts = _CLAUSE_END.split(body)
+    if "\x00" in body:
+        return [text.normalize(part).replace(" ", "") for part in parts]
+    return text.normalize("\x00".join(parts)).replace(" ", "").split("\x00")
+
+
 def stuffing(p: PageFacts) -> tuple[str, str] | None:
     """The clear evidence of keyword stuffing in a post (in English and Chinese), or None: one clause
     holding the keyphrase repeated `STUFFING_REPEATS` times, or `STUFFING_BURST` keyphrases within
@@ -732,10 +742,7 @@ def stuffing(p: PageFacts) -> tuple[str, str] | None:
                     f"（从第 {first + 1} 词起；"
                     f"正常行文不到一半）")
     needle = text.normalize(p.keyphrase).replace(" ", "")
-    clauses = Counter(
-        clause for part in _CLAUSE_END.split(p.body)
-        if needle in (clause := text.normalize(part).replace(" ", ""))
-    )
+    clauses = Counter(clause for clause in _clauses(p.body) if needle in clause)
     if clauses and (top := clauses.most_common(1)[0])[1] >= STUFFING_REPEATS:
         return (f"the clause {top[0][:40]!r} with {p.keyphrase!r} is repeated {top[1]}×",
                 f"含「{p.keyphrase}」的分句「{top[0][:40]}」重复了 {top[1]} 次")

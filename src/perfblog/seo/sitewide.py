@@ -208,7 +208,7 @@ class SiteIndex:
                 postings[value].append(number)
         shared: Counter[tuple[int, int]] = Counter()
         for holders in postings.values():
-            if len(holders) <= COMMON:
+            if 1 < len(holders) <= COMMON:  # most values are one page's alone
                 shared.update(itertools.combinations(holders, 2))
         twins: dict[int, list[tuple[int, float]]] = defaultdict(list)
         for (a, b), count in shared.items():
