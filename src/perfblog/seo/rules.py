@@ -420,14 +420,16 @@ def check_placeholders(p: PageFacts) -> Iterator[Finding]:
     headings = [label for _, label in p.headings]
     fields = {"the title": [p.title or ""], "the description": [p.description or ""],
               "the keywords": p.keywords or [], "a heading": headings}
+    text: str | None = None
     for placeholder in PLACEHOLDERS.values():
         for name, values in fields.items():
             if any(placeholder in value for value in values):
                 yield PLACEHOLDER_UNFILLED.at(p.page, f"placeholder {placeholder!r} left in {name}",
                                               f"{_ZH_FIELDS[name]}里还留着占位文字「{placeholder}」")
-        text = p.body
-        for label in headings:  # the headings are part of the body's text
-            text = text.replace(label, " ", 1)
+        if text is None:  # the body less its headings (which are part of the body's text), once
+            text = p.body
+            for label in headings:
+                text = text.replace(label, " ", 1)
         if (at := text.find(placeholder)) >= 0:
             excerpt = text[at:at + 40].strip()
             yield PLACEHOLDER_UNFILLED.at(
@@ -625,8 +627,7 @@ def check_hreflang(p: PageFacts) -> Iterator[Finding]:
 @RULES.check(LANG_MISMATCH)
 def check_lang_matches_text(p: PageFacts) -> Iterator[Finding]:
     """`<html lang>` agrees with the script of the text: Chinese pages are written in Chinese."""
-    letters = sum(map(str.isalpha, p.body))
-    if not p.lang or letters < LANG_MIN_LETTERS:
+    if not p.lang or not _has_letters(p.body, LANG_MIN_LETTERS):
         return
     primary = p.lang.split("-")[0].lower()
     share = text.han_share(p.body)
@@ -638,6 +639,12 @@ def check_lang_matches_text(p: PageFacts) -> Iterator[Finding]:
         yield LANG_MISMATCH.at(p.page, f'<html lang="{p.lang}"> but the text is Chinese '
                                        f"({share:.0%} ideographs among ideographs and words)",
                                f'<html lang="{p.lang}">，但正文是中文（汉字占 {share:.0%}）')
+
+
+def _has_letters(body: str, least: int) -> bool:
+    """Whether `body` has at least `least` letters: counted in its opening first, where most texts
+    have them, and in the whole only if need be."""
+    return sum(map(str.isalpha, body[: 4 * least])) >= least or sum(map(str.isalpha, body)) >= least
 
 
 @RULES.check(RENDER_BLOCKING_THIRD_PARTY)
