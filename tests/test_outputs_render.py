@@ -43,7 +43,7 @@ def test_math_loses_ipythons_delimiters_and_becomes_display_math() -> None:
 
 def test_json_is_highlighted_with_the_themes_classes() -> None:
     page = shown(DisplayOutput({"application/json": '{\n  "a": 1\n}', "text/plain": "<JSON>"}))
-    assert page.startswith('<div class="language-json highlight"><pre><code>')
+    assert page.startswith('<div class="language-json highlight"><pre><samp>')
     assert '<span class="nt">"a"</span>' in unescape(page)
 
 

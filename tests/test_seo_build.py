@@ -214,3 +214,24 @@ def test_material_google_fonts_are_off_so_no_page_waits_for_another_host(built):
     for page in built.rglob("*.html"):
         html = page.read_text(encoding="utf-8")
         assert "fonts.googleapis.com" not in html and "fonts.gstatic.com" not in html, page
+
+
+@pytest.mark.parametrize(("after_load", "features", "script"), [
+    (None, ["navigation.indexes"], True), ("false", ["content.code.copy", "navigation.indexes"], False),
+])
+def test_materials_copy_buttons_come_from_the_packages_script_after_load_unless_turned_off(
+        tmp_path, after_load, features, script):
+    root = tmp_path / "blog"
+    shutil.copytree(FIXTURES / "site", root)
+    config = root / "mkdocs.yml"
+    text = config.read_text(encoding="utf-8").replace(
+        "  language: zh\n", "  language: zh\n  features: [content.code.copy, navigation.indexes]\n", 1)
+    if after_load:
+        text += f"      seo_copy_buttons_after_load: {after_load}\n"
+    config.write_text(text, encoding="utf-8")
+    assert _build(root).returncode == 0
+    page = (root / "site" / "torch-compile-fullgraph" / "index.html").read_text(encoding="utf-8")
+    (shown,) = re.findall(r'<script id="__config" type="application/json">(.*?)</script>', page, re.S)
+    assert json.loads(shown)["features"] == features
+    assert ('src="../_seo/copy.js"' in page) is script
+    assert (root / "site" / "_seo" / "copy.js").is_file() is script

@@ -200,3 +200,35 @@ def test_on_a_390_px_phone_every_table_fits_or_scrolls_and_hides_no_column(serve
     assert tables, "the post shows tables"
     assert all((t["fits"] or t["scrolls"]) and t["reachable"] for t in tables), tables
     assert overflow <= 0  # the page never scrolls sideways; a wide table's own box does
+
+
+@pytest.mark.browser
+def test_every_code_block_gets_materials_copy_button_after_load_and_it_copies(served: str):
+    """Material's own copy buttons, added by the package's script after the page has loaded (the theme's
+    feature is turned off, so it does not set them up while the page loads)."""
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
+        context = browser.new_context(viewport=PHONE, permissions=["clipboard-read", "clipboard-write"])
+        tab = context.new_page()
+        tab.goto(served + ZH, wait_until="load", timeout=60_000)
+        blocks = tab.locator("pre > code")
+        buttons = tab.locator("pre > nav.md-code__nav > button[data-md-type=copy]")
+        sync_api.expect(buttons).to_have_count(blocks.count(), timeout=10_000)
+        button = buttons.nth(2)
+        button.scroll_into_view_if_needed()
+        button.click(force=True)
+        copied = tab.evaluate("navigator.clipboard.readText()")
+        shown = button.locator("xpath=../../code").inner_text()
+        features = json.loads(tab.locator("#__config").text_content())["features"]
+        count = blocks.count()
+        browser.close()
+    assert count > 10 and copied.strip() == shown.strip()
+    assert "content.code.copy" not in features
+
+
+def test_outputs_and_folded_code_are_samp_blocks_outside_materials_code_block_script(built):
+    doc = _doc(built, ZH)
+    outputs = doc.xpath("//div[contains(@class, 'snippet-output')]//pre")
+    folded = doc.xpath("//details[contains(@class, 'snippet-checks')]//pre")
+    assert outputs and folded
+    assert all([child.tag for child in pre] == ["samp"] for pre in outputs + folded)

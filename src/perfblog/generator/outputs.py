@@ -111,7 +111,7 @@ def terminal_block(text: str, css_class: str, words: Labels, options: Options, c
 
 
 def _pre(lines: list[str]) -> str:
-    return f"<pre><code>{NEWLINE.join(lines)}</code></pre>"
+    return f"<pre><samp>{NEWLINE.join(lines)}</samp></pre>"
 
 
 def _details(css_class: str, label: str, body: str) -> str:
@@ -206,7 +206,13 @@ RENDERERS: dict[str, Renderer] = {
 
 def highlighted(source: str, language: str) -> str:
     """Code highlighted by Pygments with the classes the theme styles (as pymdownx.highlight writes
-    them), its text inert."""
+    them), its text inert.
+
+    Outputs, folded traces and folded code are ``<pre><samp>``, not ``<pre><code>``: Material's script
+    sets up every ``pre > code`` as the page loads (a resize watch, a forced layout and buttons each), and
+    a post with a hundred of them blocked the main thread for a second (Lighthouse's total blocking time);
+    these blocks need none of it (see snippets.css).
+    """
     from pygments.lexers import get_lexer_by_name
     from pygments.token import STANDARD_TYPES
 
@@ -217,7 +223,7 @@ def highlighted(source: str, language: str) -> str:
         css = STANDARD_TYPES[kind]
         escaped = inert(text)
         spans.append(f'<span class="{css}">{escaped}</span>' if css else escaped)
-    return f'<div class="language-{language} highlight"><pre><code>{"".join(spans)}</code></pre></div>'
+    return f'<div class="language-{language} highlight"><pre><samp>{"".join(spans)}</samp></pre></div>'
 
 
 def hidden_code(source: str, words: Labels) -> str:

@@ -28,6 +28,9 @@ class SeoConfig(base.Config):
     """A CJK font file for the cards, relative to mkdocs.yml; default: one installed here."""
     seo_lean_highlighting = c.Type(bool, default=True)
     """Unwrap the highlighting spans that change little on screen (names, punctuation, operators)."""
+    seo_copy_buttons_after_load = c.Type(bool, default=True)
+    """Material's copy buttons (`content.code.copy`) added after the page has loaded, a few code blocks
+    per task, instead of while it loads (a post with many code blocks blocked the main thread)."""
     seo_baidu_verification = c.Optional(c.Type(str))
     """Content of `<meta name="baidu-site-verification">`."""
     seo_google_verification = c.Optional(c.Type(str))

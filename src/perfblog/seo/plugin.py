@@ -50,6 +50,8 @@ SLUG_CACHE = ".cache/perfblog/slugs.json"
 #: Material template overrides (accessibility) and the stylesheet, shipped in the package.
 THEME_DIR = Path(__file__).with_name("theme")
 STYLESHEET = "_seo/seo.css"
+COPY_SCRIPT = "_seo/copy.js"
+COPY_FEATURE = "content.code.copy"
 #: Serve only: the pages audited in this process, by their HTML. `serve` rebuilds the whole site after
 #: each edit (and makes new plugin objects); a page whose HTML did not change is not audited again.
 _SERVED_PAGES: dict[bytes, Any] = {}
@@ -119,6 +121,8 @@ class SeoPlugin(BasePlugin[SeoConfig]):
                 raise PluginError(f"seo: {exc}") from exc
         _no_remote_fonts(config)
         self.material = _material_overrides(config)
+        self.copy_script = (self.material and self.config.seo_copy_buttons_after_load
+                            and _copy_after_load(config))
         self.cards = None
         if self.config.seo_cards and not _social_cards(config):
             try:
@@ -252,6 +256,8 @@ class SeoPlugin(BasePlugin[SeoConfig]):
             if self.material:
                 (site_dir / STYLESHEET).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(Path(__file__).with_name("seo.css"), site_dir / STYLESHEET)
+            if self.copy_script:
+                shutil.copyfile(Path(__file__).with_name("copy.js"), site_dir / COPY_SCRIPT)
             if self.auditor is not None:
                 self.auditor.add_files()  # what no page hook saw: 404.html, HTML copied from docs_dir
             if self.config.seo_audit:
@@ -353,6 +359,20 @@ def _no_remote_fonts(config: MkDocsConfig) -> None:
     if theme.name == "material" and theme.get("font") is not False:
         theme["font"] = False
         log.info("seo: Material's Google Fonts turned off (render-blocking, unreachable from China)")
+
+
+def _copy_after_load(config: MkDocsConfig) -> bool:
+    """Material sets up a copy button on every code block while the page loads, each with a forced
+    layout; a post with a hundred blocks blocked the main thread for a second (Lighthouse's total
+    blocking time). When the site has the buttons, the package's script adds the same buttons after
+    load, a few per task; whether it does."""
+    features = config.theme.get("features") or []
+    if COPY_FEATURE not in features:
+        return False
+    config.theme["features"] = [f for f in features if f != COPY_FEATURE]
+    if COPY_SCRIPT not in config.extra_javascript:
+        config.extra_javascript.append(COPY_SCRIPT)
+    return True
 
 
 def _material_overrides(config: MkDocsConfig) -> bool:
