@@ -13,7 +13,10 @@ from pathlib import Path
 import lxml.html
 import pytest
 import xmlschema
+from mkdocs.config import load_config
 from PIL import Image
+
+from perfblog.seo.plugin import COPY_SCRIPT, _copy_after_load
 
 pytestmark = pytest.mark.mkdocs
 
@@ -235,3 +238,14 @@ def test_materials_copy_buttons_come_from_the_packages_script_after_load_unless_
     assert json.loads(shown)["features"] == features
     assert ('src="../_seo/copy.js"' in page) is script
     assert (root / "site" / "_seo" / "copy.js").is_file() is script
+
+
+def test_a_config_set_up_twice_keeps_one_copy_script(tmp_path):
+    config_file = tmp_path / "mkdocs.yml"
+    config_file.write_text("site_name: x\ntheme: {name: material, features: [content.code.copy]}\n",
+                           encoding="utf-8")
+    (tmp_path / "docs").mkdir()
+    config = load_config(str(config_file))
+    assert _copy_after_load(config) and _copy_after_load(config)  # as `serve` may ask on each rebuild
+    assert [str(s) for s in config.extra_javascript] == [COPY_SCRIPT]
+    assert "content.code.copy" not in config.theme["features"]

@@ -367,12 +367,13 @@ def _copy_after_load(config: MkDocsConfig) -> bool:
     blocking time). When the site has the buttons, the package's script adds the same buttons after
     load, a few per task; whether it does."""
     features = config.theme.get("features") or []
-    if COPY_FEATURE not in features:
-        return False
-    config.theme["features"] = [f for f in features if f != COPY_FEATURE]
-    if COPY_SCRIPT not in config.extra_javascript:
-        config.extra_javascript.append(COPY_SCRIPT)
-    return True
+    added = any(str(script) == COPY_SCRIPT for script in config.extra_javascript)  # a config used again
+    if COPY_FEATURE in features:
+        config.theme["features"] = [f for f in features if f != COPY_FEATURE]
+        if not added:
+            config.extra_javascript.append(COPY_SCRIPT)
+        return True
+    return added
 
 
 def _material_overrides(config: MkDocsConfig) -> bool:
