@@ -124,6 +124,9 @@ def test_a_page_in_another_language_has_materials_words_in_its_own(built):
     english, chinese = _doc(built, "torch-compile-fullgraph-en/index.html"), _doc(built, "index.html")
     assert english.xpath("//nav[contains(@class, 'md-header__inner')]/@aria-label") == ["Header"]
     assert chinese.xpath("//nav[contains(@class, 'md-header__inner')]/@aria-label") == ["页眉"]
+    assert [t.strip() for t in english.xpath("//time/text()")][:1] == ["May 3, 2024"]
+    chinese_post = _doc(built, "torch-compile-fullgraph/index.html")
+    assert [t.strip() for t in chinese_post.xpath("//time/text()")][:1] == ["2024年5月2日"]
 
 
 def test_the_interface_language_is_the_themes_word_list_for_the_tag(tmp_path):

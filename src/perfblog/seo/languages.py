@@ -10,10 +10,14 @@ ignores an hreflang link the other page does not return.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
+
+from jinja2 import pass_context
+from jinja2.runtime import Context
 
 from perfblog.core import project
 from perfblog.seo.errors import ConfigError
@@ -131,3 +135,27 @@ def interface_language(tag: str, theme_dirs: Iterable[str]) -> str | None:
         if any((Path(folder) / "partials" / "languages" / f"{name}.html").is_file() for folder in theme_dirs):
             return name
     return None
+
+
+#: The formats babel formats as dates alone (Material's blog plugin formats the others with the time).
+_DATE_FORMATS = {"full", "long", "medium", "short"}
+
+
+def dates_in_page_language(site_filter: Callable[[datetime], str], site_language: str,
+                           date_format: str) -> Callable[..., str]:
+    """Material's blog formats a post's date in the site's language ("2026年11月30日" on an English
+    post); this filter formats it in the page's own, as the blog plugin would (`post_date_format`)."""
+    from babel.dates import format_date, format_datetime
+
+    @pass_context
+    def date(context: Context, value: datetime) -> str:
+        page = context.get("page")
+        language = project.page_language(page.meta, site_language) if page is not None else site_language
+        if language == site_language:
+            return site_filter(value)
+        locale = language.replace("-", "_")
+        if date_format in _DATE_FORMATS:
+            return format_date(value, format=date_format, locale=locale)
+        return format_datetime(value, format=date_format, locale=locale)
+
+    return date

@@ -133,10 +133,15 @@ class SeoPlugin(BasePlugin[SeoConfig]):
                                      Path(config.site_dir))  # fmt: skip
         return config
 
+    @event_priority(-100)  # after Material's blog plugin has registered its `date` filter
     def on_env(self, env: Any, config: MkDocsConfig, files: Files) -> Any:
         """Every page's front matter is read by now: group the translations before any page renders,
         and make front-matter titles HTML text before the theme or search prints any."""
         pages.escape_titles(f.page for f in files.documentation_pages() if f.page is not None)
+        blog = project.plugin_config(config, "material/blog") or project.plugin_config(config, "blog")
+        if self.material and blog is not None and "date" in env.filters:
+            env.filters["date"] = languages.dates_in_page_language(env.filters["date"], self.site.lang,
+                                                                   blog.get("post_date_format", "long"))
         sources = [
             languages.Source(f.src_uri, Path(f.abs_src_path) if f.abs_src_path else None, f.page.meta,
                              pages.canonical_url(f.page, self.site))
