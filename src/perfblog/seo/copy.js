@@ -8,10 +8,11 @@
   var words = config ? JSON.parse(config.textContent).translations || {} : {};
   var title = words["clipboard.copy"] || "Copy to clipboard";
   var BUDGET_MS = 8;  // per task: far below the 50 ms that counts as blocking
+  var unnamed = 0;
 
   function addButton(code) {
     var pre = code.parentElement;
-    if (!pre.id) pre.id = "__code_copy_" + Math.random().toString(36).slice(2);
+    if (!pre.id) pre.id = "__code_copy_" + unnamed++;  // Material names every block it sets up
     var nav = pre.querySelector(":scope > .md-code__nav");
     if (!nav) {
       nav = document.createElement("nav");
