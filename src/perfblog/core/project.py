@@ -157,7 +157,7 @@ def layout(config: Any) -> Layout:
 
 def _posts_dir(config: Any, docs_dir: Path) -> Path:
     """Material's blog plugin reads posts from ``post_dir`` (``{blog}/posts`` under ``blog_dir``)."""
-    blog = plugin_config(config, "material/blog") or plugin_config(config, "blog")
+    blog = material_plugin_config(config, "blog")
     if blog is None:
         return docs_dir / "posts"
     blog_dir = str(getattr(blog, "blog_dir", "blog") or ".")
@@ -170,6 +170,12 @@ def plugin_config(config: Any, name: str) -> Any | None:
     plugins = getattr(config, "plugins", None) or {}
     plugin = plugins.get(name) if isinstance(plugins, Mapping) else None
     return getattr(plugin, "config", None)
+
+
+def material_plugin_config(config: Any, name: str) -> Any | None:
+    """The validated options of Material's plugin ``name`` (``blog``, ``social``), which mkdocs.yml may
+    name with or without its ``material/`` prefix, or None."""
+    return plugin_config(config, f"material/{name}") or plugin_config(config, name)
 
 
 def normalise_url(url: str | None) -> str | None:

@@ -138,7 +138,7 @@ class SeoPlugin(BasePlugin[SeoConfig]):
         """Every page's front matter is read by now: group the translations before any page renders,
         and make front-matter titles HTML text before the theme or search prints any."""
         pages.escape_titles(f.page for f in files.documentation_pages() if f.page is not None)
-        blog = project.plugin_config(config, "material/blog") or project.plugin_config(config, "blog")
+        blog = project.material_plugin_config(config, "blog")
         if self.material and blog is not None and "date" in env.filters:
             env.filters["date"] = languages.dates_in_page_language(env.filters["date"], self.site.lang,
                                                                    blog.get("post_date_format", "long"))
@@ -395,5 +395,5 @@ def _material_overrides(config: MkDocsConfig) -> bool:
 
 def _social_cards(config: MkDocsConfig) -> bool:
     """Whether Material's social plugin draws the cards (then ours are not drawn, its og:image is kept)."""
-    social = project.plugin_config(config, "material/social") or project.plugin_config(config, "social")
+    social = project.material_plugin_config(config, "social")
     return bool(social and social.get("enabled", True) and social.get("cards", True))
