@@ -245,9 +245,12 @@ def test_near_duplicates_are_found_through_sketches_whose_estimate_tracks_jaccar
     def shingles(value: str) -> set[str]:
         return {value[i : i + SHINGLE] for i in range(len(value) - SHINGLE + 1)}
 
+    def values(value: str) -> frozenset[int]:
+        return frozenset(sketch(value).tolist())
+
     for a, b in ((base, base), (base, base[:1500] + other[:300]), (base, other)):
         exact = len(shingles(a) & shingles(b)) / len(shingles(a) | shingles(b))
-        assert abs(similarity(sketch(a), sketch(b)) - exact) < 0.12, (exact, len(a), len(b))
+        assert abs(similarity(values(a), values(b)) - exact) < 0.12, (exact, len(a), len(b))
 
 
 def test_a_date_archive_that_repeats_the_home_page_is_told_to_say_noindex_follow(tmp_path):

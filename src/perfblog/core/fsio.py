@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 
@@ -19,9 +20,10 @@ def _umask() -> int:
 _PUBLIC = 0o666 & ~_umask()
 
 
-def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
+def atomic_write(path: Path, data: bytes | Iterable[bytes], *, durable: bool = True) -> None:
     """Write through a temporary file and a rename: readers see the old file or the new, never half.
 
+    ``data``: the bytes, or pieces of them written as they come (a large file is never whole in memory).
     ``durable``: on disk before the rename (fsync); a file rewritten on every rebuild of `serve` need
     not be, and an fsync a file costs it tens of milliseconds on a busy disk."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -29,7 +31,8 @@ def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
     try:
         os.fchmod(fd, _PUBLIC)  # mkstemp makes 0600; a built site's files must stay readable when deployed
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            for piece in (data,) if isinstance(data, bytes) else data:
+                handle.write(piece)
             handle.flush()
             if durable:
                 os.fsync(handle.fileno())

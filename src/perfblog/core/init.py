@@ -234,6 +234,11 @@ jobs:
       - uses: actions/setup-python@v6
         with:
           python-version: "3.12"
+      - uses: actions/cache@v4  # cards, slugs and the audit's memo of unchanged pages: a faster build
+        with:
+          key: perfblog-${{ github.sha }}
+          restore-keys: perfblog-
+          path: .cache
       - name: Font
         run: sudo apt-get update -qq && sudo apt-get install -y -qq fonts-noto-cjk  # for the social cards
       - name: Install

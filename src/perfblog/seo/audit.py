@@ -12,7 +12,7 @@ import json
 import re
 from collections import defaultdict
 from collections.abc import Container, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -391,13 +391,27 @@ MEMO_PAGES = 20_000
 
 
 @dataclass(frozen=True)
-class _Audited:
-    """One page audited: its facts, its own rules' findings, and what site-wide rules keep of it."""
+class Audited:
+    """One page audited: its result (its own rules' findings), what site-wide rules keep of it, and its
+    facts (None when read back from a build's memo, which keeps no text: `perfblog.seo.memo`)."""
 
-    facts: PageFacts
-    findings: list[Finding]
+    result: PageResult
     entry: tuple[Any, frozenset[str]]  # sitewide.SiteIndex.entry
     linked: links.Linked
+    facts: PageFacts | None = None
+
+    @classmethod
+    def of(cls, facts: PageFacts) -> Audited:
+        result = PageResult(
+            facts.page, facts.title, facts.description, facts.canonical, facts.noindex, facts.is_post,
+            facts.words, list(page_findings(facts)), list(facts.hreflang), facts.lang,
+        )  # fmt: skip
+        return cls(result, sitewide.SiteIndex.entry(facts), links.Linked.of(facts), facts)
+
+
+def page_key(html: bytes, page: str) -> bytes:
+    """What a memo knows an audited page by: its bytes and its path."""
+    return hashlib.blake2b(html + b"\0" + page.encode(), digest_size=20).digest()
 
 
 class Auditor:
@@ -407,27 +421,33 @@ class Auditor:
     The build adds each page as it renders it (its HTML parsed once); `audit_site` adds the files.
     """
 
-    def __init__(self, site_dir: Path, memo: dict[bytes, _Audited] | None = None) -> None:
+    def __init__(self, site_dir: Path, memo: dict[bytes, Audited] | None = None, *,
+                 memo_facts: bool = True) -> None:
+        """`memo_facts`: the memo keeps each page's facts too (`serve`'s panel shows them); a build's
+        memo, kept on disk, does not (nor, then, does the build keep every page's text in memory)."""
         self.site_dir = site_dir
         self._results: dict[str, PageResult] = {}
         self._linked: list[links.Linked] = []
         self._index = sitewide.SiteIndex(site_dir)
         self._memo = memo
+        self._memo_facts = memo_facts
         self._graph: dict[frozenset[str], list[Finding]] = {}
+        #: The memo's keys of the pages this audit saw: what a build's memo keeps for the next.
+        self.keys: list[bytes] = []
 
-    def read(self, html: bytes, page: str) -> PageFacts:
-        """Audit one page from its HTML; its facts. With a memo (`serve`, which rebuilds the whole site
-        after each edit), a page whose HTML and path were audited before is not parsed again."""
-        key = hashlib.blake2b(html + b"\0" + page.encode(), digest_size=20).digest()
+    def read(self, html: bytes, page: str) -> PageFacts | None:
+        """Audit one page from its HTML; its facts (None when the memo knew the page and kept no text).
+        With a memo (`serve`'s, which rebuilds the whole site after each edit, or a build's, read from
+        the last build) a page whose HTML and path were audited before is not parsed again."""
+        key = page_key(html, page)
         audited = self._memo.get(key) if self._memo is not None else None
         if audited is None:
-            facts = read_page(html, page)
-            audited = _Audited(facts, list(page_findings(facts)), sitewide.SiteIndex.entry(facts),
-                               links.Linked.of(facts))  # fmt: skip
+            audited = Audited.of(read_page(html, page))
             if self._memo is not None:
                 if len(self._memo) > MEMO_PAGES:
                     self._memo.clear()
-                self._memo[key] = audited
+                self._memo[key] = audited if self._memo_facts else replace(audited, facts=None)
+        self.keys.append(key)
         self._keep(audited)
         return audited.facts
 
@@ -436,18 +456,14 @@ class Auditor:
 
     def add(self, facts: PageFacts) -> PageResult:
         """Audit one page; its findings so far (the site-wide ones are added by `finish`)."""
-        return self._keep(_Audited(facts, list(page_findings(facts)), sitewide.SiteIndex.entry(facts),
-                                   links.Linked.of(facts)))  # fmt: skip
+        return self._keep(Audited.of(facts))
 
-    def _keep(self, audited: _Audited) -> PageResult:
-        facts = audited.facts
+    def _keep(self, audited: Audited) -> PageResult:
         self._index.add_entry(audited.entry)
         self._linked.append(audited.linked)
-        result = PageResult(
-            facts.page, facts.title, facts.description, facts.canonical, facts.noindex, facts.is_post,
-            facts.words, list(audited.findings), list(facts.hreflang), facts.lang,
-        )  # fmt: skip
-        self._results[facts.page] = result
+        kept = audited.result  # a memo's: `finish` adds to the copy's findings, never to the memo's
+        result = replace(kept, findings=list(kept.findings), hreflang=list(kept.hreflang))
+        self._results[result.page] = result
         return result
 
     def add_files(self) -> None:
@@ -455,7 +471,7 @@ class Auditor:
         if not self.site_dir.is_dir():
             raise AuditError(f"{self.site_dir}: not a folder of built HTML")
         for rel, html in iter_pages(self.site_dir, skip=self._results):
-            self.add(read_page(html, rel))
+            self.read(html, rel)
 
     @property
     def linked(self) -> list[links.Linked]:

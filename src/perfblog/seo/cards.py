@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
 from dataclasses import dataclass
@@ -177,6 +178,10 @@ class Cards:
         relative = f"{FOLDER}/{name}-{source.stem[:10]}.png"
         target = self.site_dir / relative
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(source, target)
+        target.unlink(missing_ok=True)
+        try:  # a cached card never changes (its name is its content's hash): a link, not a copy, is
+            os.link(source, target)  # a tenth of the cost, which for every card was 4 % of a build
+        except OSError:  # another file system, or one without links
+            shutil.copyfile(source, target)
         return Card(relative, WIDTH, HEIGHT, f"{title} - {self.site_name}")
 

@@ -30,6 +30,7 @@ from perfblog.seo import (
     highlight,
     indexnow_key,
     languages,
+    memo,
     meta,
     pages,
     panel,
@@ -55,7 +56,7 @@ COPY_FEATURE = "content.code.copy"
 #: Serve only: the pages audited in this process, by their HTML. `serve` rebuilds the whole site after
 #: each edit (and makes new plugin objects); a page whose HTML did not change is not audited again.
 _SERVED_PAGES: dict[bytes, Any] = {}
-_SERVED_WORDS: dict[str, list[str]] = {}  # and each post's words for related posts, by its text
+_SERVED_WORDS: dict[str, str] = {}  # and each post's words for related posts (related.text_key)
 _SERVED_PANELS: dict[bytes, bytes] = {}  # and each decorated page, by what decorated it
 
 
@@ -166,7 +167,8 @@ class SeoPlugin(BasePlugin[SeoConfig]):
         self.related = related.rank(
             [p.excluding(by_url[a.url] for a in self.translations.of(urls[p.key]) if a.url in by_url)
              for p in posts],
-            count=self.config.seo_related_count, memo=_SERVED_WORDS if self.serving else None,
+            count=self.config.seo_related_count,
+            memo=_SERVED_WORDS if self.memo is None else self.memo.words,
         )
 
     @event_priority(-100)  # after Material's blog plugin (-50) has placed its posts by their slugs
@@ -204,9 +206,11 @@ class SeoPlugin(BasePlugin[SeoConfig]):
         self.served: list[Served] = []
         self.related: dict[str, tuple[related.Link, ...]] = {}
         # Each page is audited as it is written (parsed once, here); the rest of the site in on_post_build.
-        memo = _SERVED_PAGES if self.serving else None  # serve rebuilds everything after each edit
-        self.auditor = (audit.Auditor(Path(config.site_dir), memo) if self.config.seo_audit or self.serving
-                        else None)  # fmt: skip
+        # serve rebuilds everything after each edit, in one process; a build reads the last build's memo.
+        self.memo = None if self.serving else memo.BuildMemo.load(self.layout.root / memo.MEMO_FILE)
+        known = _SERVED_PAGES if self.memo is None else self.memo.pages
+        self.auditor = (audit.Auditor(Path(config.site_dir), known, memo_facts=self.serving)
+                        if self.config.seo_audit or self.serving else None)  # fmt: skip
         self.panel_facts: dict[str, PageFacts] = {}  # serve only: what the SEO panel of each post shows
 
     def on_page_context(self, context: Any, page: Page, config: MkDocsConfig, nav: Any) -> Any:
@@ -270,10 +274,20 @@ class SeoPlugin(BasePlugin[SeoConfig]):
             if self.served:
                 self._decorate(site_dir)
             slug.save_spellings()
+            if self.memo is not None:
+                self._keep_memo()
         except SeoError as exc:
             raise PluginError(f"seo: {exc}") from exc
         except OSError as exc:  # sitemaps, robots.txt, the feed and the key file are written into site_dir
             raise PluginError(f"seo: cannot write into {site_dir}: {exc}") from exc
+
+    def _keep_memo(self) -> None:
+        """A memo that cannot be written costs the next build time, never its findings."""
+        try:
+            self.memo.save(self.auditor.keys if self.auditor else None)
+        except OSError as exc:
+            log.info("seo: %s not written (%s); the next build audits every page again",
+                     self.memo.path, exc.strerror or exc)
 
     def _write_sitemaps(self, site_dir: Path) -> None:
         dated = {r.head.canonical: r.head.modified for r in self.records if r.head.modified}

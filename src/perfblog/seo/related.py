@@ -21,6 +21,7 @@ language: a post's translations are linked by hreflang in the head, not in this 
 
 from __future__ import annotations
 
+import hashlib
 import html
 import math
 import posixpath
@@ -199,14 +200,15 @@ def tokens(prose_text: str, segmenter: text.Segmenter) -> list[str]:
 
 def rank(posts: Sequence[Post], *, count: int = COUNT, weights: Weights = WEIGHTS,
          segmenter: text.Segmenter | None = None,
-         memo: dict[str, list[str]] | None = None) -> dict[str, tuple[Link, ...]]:
+         memo: dict[str, str] | None = None) -> dict[str, tuple[Link, ...]]:
     """Each post's block: its pins, then the best-scoring posts of its language, ``count`` at most.
 
-    ``memo`` keeps each text's words between calls (`serve` ranks again after every edit)."""
-    segmenter = segmenter or text.default_segmenter()
+    ``memo`` keeps each text's words (joined by WORDS), by `text_key`, between calls (`serve` ranks
+    again after every edit, and a build's memo is kept on disk): a text found there is not segmented
+    again."""
     if memo is not None:
         known = memo
-        memo = {post.text: words for post in posts if (words := known.get(post.text)) is not None}
+        memo = {key: words for post in posts if (words := known.get(key := text_key(post.text))) is not None}
         known.clear()  # what the site no longer shows is forgotten
         known.update(memo)
         memo = known
@@ -219,8 +221,17 @@ def rank(posts: Sequence[Post], *, count: int = COUNT, weights: Weights = WEIGHT
     return blocks
 
 
-def _rank_group(posts: list[Post], count: int, weights: Weights, segmenter: text.Segmenter,
-                memo: dict[str, list[str]] | None) -> dict[str, tuple[Link, ...]]:
+#: Between a post's words in `rank`'s memo: no word holds it (a word may hold a space: 背包 DP).
+WORDS = "\x1f"
+
+
+def text_key(prose_text: str) -> str:
+    """What a post's words are remembered by (`rank`'s memo): a digest of its text."""
+    return hashlib.blake2b(prose_text.encode("utf-8"), digest_size=16).hexdigest()
+
+
+def _rank_group(posts: list[Post], count: int, weights: Weights, segmenter: text.Segmenter | None,
+                memo: dict[str, str] | None) -> dict[str, tuple[Link, ...]]:
     index = {p.key: i for i, p in enumerate(posts)}
     vectors = _vectors(posts, weights, segmenter, memo)
     postings = _postings(vectors)
@@ -250,17 +261,20 @@ def _rank_group(posts: list[Post], count: int, weights: Weights, segmenter: text
 Vector = dict[str, float]
 
 
-def _vectors(posts: list[Post], weights: Weights, segmenter: text.Segmenter,
-             memo: dict[str, list[str]] | None = None) -> list[Vector]:
+def _vectors(posts: list[Post], weights: Weights, segmenter: text.Segmenter | None,
+             memo: dict[str, str] | None = None) -> list[Vector]:
     """Each post's sparse vector: TF-IDF terms (cut to TERMS, unit length, scaled) and its labels."""
     counts = []
     for post in posts:
         found: dict[str, int] = {}
-        words = memo.get(post.text) if memo is not None else None
-        if words is None:
-            words = tokens(post.text, segmenter)
+        key = text_key(post.text) if memo is not None else ""
+        known = memo.get(key) if memo is not None else None
+        if known is not None:
+            words = known.split(WORDS) if known else []
+        else:
+            words = tokens(post.text, segmenter or text.default_segmenter())  # loaded on the first miss
             if memo is not None:
-                memo[post.text] = words
+                memo[key] = WORDS.join(words)  # one text a post, not a string a word, while it is kept
         for word in words:
             found[word] = found.get(word, 0) + 1
         counts.append(found)

@@ -60,17 +60,18 @@ def sketch(body: str, *, normalized: bool = False) -> np.ndarray:
     return np.unique(windows)[:SKETCH].copy()  # a slice would keep every hash of the page alive
 
 
-def similarity(a: np.ndarray, b: np.ndarray) -> float:
-    """Jaccard similarity of two texts, estimated from their bottom-k sketches."""
-    union = np.union1d(a, b)[:SKETCH]
-    if not union.size:
+def similarity(a: frozenset[int], b: frozenset[int]) -> float:
+    """Jaccard similarity of two texts, estimated from their bottom-k sketches (as sets of values: a
+    call costs less than numpy's set operations on 256 values would)."""
+    union = sorted(a | b)[:SKETCH]
+    if not union:
         return 0.0
-    both = np.intersect1d(a, b, assume_unique=True)
-    return float(np.isin(union, both, assume_unique=True).sum()) / union.size
+    both = a & b
+    return sum(value in both for value in union) / len(union)
 
 
 @dataclass(frozen=True)
-class _Page:
+class IndexedPage:
     """What the site-wide rules need of one page."""
 
     rel: str
@@ -87,7 +88,7 @@ class SiteIndex:
 
     def __init__(self, site_dir: Path) -> None:
         self.site_dir = site_dir
-        self._pages: list[_Page] = []
+        self._pages: list[IndexedPage] = []
         self._ids: dict[str, frozenset[str]] = {}
         self._sizes: dict[str, int | None] = {}  # built file -> bytes; None: no such file
 
@@ -95,17 +96,17 @@ class SiteIndex:
         self.add_entry(self.entry(facts))
 
     @staticmethod
-    def entry(facts: PageFacts) -> tuple[_Page, frozenset[str]]:
-        """What the index keeps of a page: its `_Page` and the ids its #fragments may name."""
+    def entry(facts: PageFacts) -> tuple[IndexedPage, frozenset[str]]:
+        """What the index keeps of a page: its `IndexedPage` and the ids its #fragments may name."""
         indexable = not facts.noindex and rules.prose_chars(facts) >= rules.PAGE_MIN_CHARS
-        page = _Page(
+        page = IndexedPage(
             facts.page, facts.canonical, facts.noindex, (*facts.content_links, *facts.fragments),
             tuple(facts.resources), facts.size,
             sketch(facts.body_normalized, normalized=True) if indexable else None,
         )  # fmt: skip
         return page, facts.ids
 
-    def add_entry(self, entry: tuple[_Page, frozenset[str]]) -> None:
+    def add_entry(self, entry: tuple[IndexedPage, frozenset[str]]) -> None:
         page, ids = entry
         self._ids[page.rel] = ids
         self._pages.append(page)
@@ -161,7 +162,7 @@ class SiteIndex:
             self._sizes[rel] = path.stat().st_size if path.is_file() else None
         return self._sizes[rel]
 
-    def _links(self, page: _Page, url: str, root: str) -> Iterator[Finding]:
+    def _links(self, page: IndexedPage, url: str, root: str) -> Iterator[Finding]:
         for href in page.links:
             href = href.strip()
             if not href or _scheme(href) in _SKIPPED_SCHEMES:
@@ -181,7 +182,7 @@ class SiteIndex:
                     page.rel, f"links to {href!r}: {rel} has no id {fragment!r}",
                                                      f"链接 {href!r}：{rel} 里没有 id {fragment!r}")
 
-    def _canonical(self, page: _Page, root: str) -> Iterator[Finding]:
+    def _canonical(self, page: IndexedPage, root: str) -> Iterator[Finding]:
         if not page.canonical:
             return
         inside, rel = self._resolve(page.canonical, root)
@@ -190,7 +191,7 @@ class SiteIndex:
                 page.rel, f"canonical {page.canonical} is no page of the built site",
                                                f"规范链接 {page.canonical} 不是构建出的页面")
 
-    def _weight(self, page: _Page, url: str, root: str) -> Iterator[Finding]:
+    def _weight(self, page: IndexedPage, url: str, root: str) -> Iterator[Finding]:
         loaded = {rel for href in page.resources if (rel := self._resolve(links.resolve(url, href), root)[1])}
         total = page.size + sum(self._size(rel) or 0 for rel in loaded)
         if total > rules.PAGE_MAX_BYTES:
@@ -202,9 +203,10 @@ class SiteIndex:
 
     def _near_duplicates(self) -> Iterator[Finding]:
         sketched = [page for page in self._pages if page.sketch is not None and page.sketch.size]
+        values = [frozenset(page.sketch.tolist()) for page in sketched]
         postings: dict[int, list[int]] = defaultdict(list)
-        for number, page in enumerate(sketched):
-            for value in page.sketch.tolist():
+        for number, held in enumerate(values):
+            for value in held:
                 postings[value].append(number)
         shared: Counter[tuple[int, int]] = Counter()
         for holders in postings.values():
@@ -212,7 +214,7 @@ class SiteIndex:
                 shared.update(itertools.combinations(holders, 2))
         twins: dict[int, list[tuple[int, float]]] = defaultdict(list)
         for (a, b), count in shared.items():
-            score = similarity(sketched[a].sketch, sketched[b].sketch) if count * 4 >= SKETCH else 0.0
+            score = similarity(values[a], values[b]) if count * 4 >= SKETCH else 0.0
             if score >= NEAR_DUPLICATE:
                 twins[a].append((b, score))
                 twins[b].append((a, score))

@@ -19,8 +19,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-import rjieba
-
 # A token counts as a word when it holds a letter, digit or CJK ideograph (not space or punctuation).
 _WORDLIKE = re.compile(r"[0-9A-Za-z\u00C0-\u024F\u3400-\u4DBF\u4E00-\u9FFF\uF900-\uFAFF]")
 _TERM_FREQ = 200_000
@@ -131,10 +129,13 @@ class Segmenter:
 
     Importing rjieba loads its dictionary into the module's own segmenter (about 33 MiB); a
     `rjieba.Jieba()` would load a second copy, so the terms are added to that one (the words are
-    the same wherever they are added, and adding them again changes nothing).
+    the same wherever they are added, and adding them again changes nothing). It is imported here,
+    by the first segmenter: a build whose pages were all audited before (`memo`) never needs it.
     """
 
     def __init__(self) -> None:
+        import rjieba  # 33 MiB: only once something is segmented (see above)
+
         self._jieba = rjieba  # its module-level cut, add_word and has_word: the one dictionary
         for word, freq in load_terms():
             self._jieba.add_word(word, freq, None)
