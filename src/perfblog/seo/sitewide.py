@@ -66,8 +66,7 @@ def similarity(a: frozenset[int], b: frozenset[int]) -> float:
     union = sorted(a | b)[:SKETCH]
     if not union:
         return 0.0
-    both = a & b
-    return sum(value in both for value in union) / len(union)
+    return len((a & b).intersection(union)) / len(union)  # union's values are distinct
 
 
 @dataclass(frozen=True)
