@@ -234,7 +234,7 @@ jobs:
       - uses: actions/setup-python@v6
         with:
           python-version: "3.12"
-      - uses: actions/cache@v4  # cards, slugs and the audit's memo of unchanged pages: a faster build
+      - uses: actions/cache@v5  # cards, slugs and the audit's memo of unchanged pages: a faster build
         with:
           key: perfblog-${{ github.sha }}
           restore-keys: perfblog-

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 from lxml import etree
 
+from perfblog.core.gcpause import collector_paused
 from perfblog.seo import links, rules, sitemap, sitewide, text
 from perfblog.seo import robots as robots_txt
 from perfblog.seo.errors import AuditError, SitemapError
@@ -484,6 +485,7 @@ class Auditor:
             self._graph[published] = list(links.findings(self.linked, published))
         return self._graph[published]
 
+    @collector_paused()
     def finish(self) -> AuditReport:
         """The report: every page's findings, then the rules that compare pages, robots.txt and sitemaps."""
         site_dir = self.site_dir

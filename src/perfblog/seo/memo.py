@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from perfblog.core.fsio import atomic_write
+from perfblog.core.gcpause import collector_paused
 from perfblog.seo import audit, links
 from perfblog.seo.registry import Finding, Severity
 from perfblog.seo.sitewide import IndexedPage
@@ -68,6 +69,7 @@ class BuildMemo:
         self._loaded: tuple[frozenset[bytes], dict[str, str]] = (frozenset(), {})
 
     @classmethod
+    @collector_paused()
     def load(cls, path: Path) -> BuildMemo:
         memo = cls(path)
         try:

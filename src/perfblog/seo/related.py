@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from perfblog.core import project
+from perfblog.core.gcpause import collector_paused
 from perfblog.seo import lastmod, text
 from perfblog.seo.errors import ConfigError
 
@@ -198,6 +199,7 @@ def tokens(prose_text: str, segmenter: text.Segmenter) -> list[str]:
     ]  # fmt: skip
 
 
+@collector_paused()
 def rank(posts: Sequence[Post], *, count: int = COUNT, weights: Weights = WEIGHTS,
          segmenter: text.Segmenter | None = None,
          memo: dict[str, str] | None = None) -> dict[str, tuple[Link, ...]]:
