@@ -36,6 +36,12 @@ def _urls(n: int) -> list[sitemap.Url]:
     ]
 
 
+def test_the_gzipped_sitemap_records_no_time_so_the_same_urls_give_the_same_bytes(tmp_path):
+    sitemap.write(_urls(3), tmp_path, BASE)
+    header = (tmp_path / "sitemap.xml.gz").read_bytes()[:10]
+    assert header[4:8] == bytes(4)  # gzip's MTIME field: 0, "no time stamp" (RFC 1952)
+
+
 def test_single_sitemap_validates_with_gz_and_txt(tmp_path, urlset_schema):
     written = sitemap.write(_urls(3), tmp_path, BASE)
     assert written == sitemap.Written(BASE + "sitemap.xml", [])

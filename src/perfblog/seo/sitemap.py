@@ -101,8 +101,10 @@ class _Part:
 
 
 def _gzip_copy(path: Path) -> None:
-    """Write `path`.gz beside `path`, streaming in blocks."""
-    with open(path, "rb") as src, gzip.open(f"{path}.gz", "wb", compresslevel=6) as dst:
+    """Write `path`.gz beside `path`, streaming in blocks; no time in its header, so two builds of the
+    same site write the same bytes (a deploy that compares files uploads neither)."""
+    with (open(path, "rb") as src, open(f"{path}.gz", "wb") as raw,
+          gzip.GzipFile(path.name, "wb", compresslevel=6, fileobj=raw, mtime=0) as dst):
         shutil.copyfileobj(src, dst, 1 << 20)
 
 
