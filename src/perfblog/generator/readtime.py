@@ -14,6 +14,8 @@ import re
 
 from lxml import etree
 
+from perfblog.core.trees import drop_tree
+
 HAN_PER_MINUTE = 400
 WORDS_PER_MINUTE = 265
 _SKIPPED = {"pre", "code", "svg", "figure", "details", "table", "script", "style"}
@@ -31,16 +33,8 @@ def prose(html: str) -> str:
         return ""
     doomed = [*root.iter(*_SKIPPED), *_EMBEDS(root)]
     for element in doomed:
-        parent = element.getparent()
-        if parent is None or element is root:
-            continue
-        if element.tail:  # the text after it stays (lxml.html's drop_tree)
-            previous = element.getprevious()
-            if previous is None:
-                parent.text = (parent.text or "") + element.tail
-            else:
-                previous.tail = (previous.tail or "") + element.tail
-        parent.remove(element)
+        if element.getparent() is not None and element is not root:
+            drop_tree(element)
     return _STRING(root)
 
 

@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 from lxml import etree
 
 from perfblog.core.gcpause import collector_paused
+from perfblog.core.trees import drop_tree
 from perfblog.seo import links, rules, sitemap, sitewide, text
 from perfblog.seo import robots as robots_txt
 from perfblog.seo.errors import AuditError, SitemapError
@@ -149,18 +150,6 @@ def _text(element: etree._Element) -> str:
     return " ".join(_STRING(element).split())
 
 
-def _drop_tree(element: etree._Element) -> None:
-    """Remove an element and what it holds, keeping its tail text (lxml.html's `drop_tree`)."""
-    parent = element.getparent()
-    if element.tail:
-        previous = element.getprevious()
-        if previous is None:
-            parent.text = (parent.text or "") + element.tail
-        else:
-            previous.tail = (previous.tail or "") + element.tail
-    parent.remove(element)
-
-
 def _not_text(root: etree._Element) -> list[etree._Element]:
     """The elements under `root` whose text is not the article's, in document order."""
     return [element for element in root.iter(*_NOT_TEXT) if element is not root and (
@@ -219,7 +208,7 @@ def read_page(html: bytes, page: str) -> PageFacts:
     for mark in parts.permalinks:
         if mark.getparent() is not None and not _WORDLIKE.search(_STRING(mark)):
             dropped.update(mark.iter())
-            _drop_tree(mark)
+            drop_tree(mark)
     kept = (lambda found: [e for e in found if e not in dropped]) if dropped else list  # as if found now
     facts.h1 = [_text(h) for h in kept(parts.h1)]
     images = kept(parts.images)
@@ -232,7 +221,7 @@ def read_page(html: bytes, page: str) -> PageFacts:
     root = next((found[0] for xp in parts.roots if (found := xp(doc))), doc)  # bodiless: the page
     for element in _not_text(root):
         if element.getparent() is not None:
-            _drop_tree(element)
+            drop_tree(element)
     hrefs = _CONTENT_HREFS(root)
     facts.content_links = [h for h in hrefs if not h.startswith("#")]
     facts.fragments = [h for h in hrefs if h.startswith("#")]
