@@ -31,7 +31,7 @@ def atomic_write(path: Path, data: bytes | Iterable[bytes], *, durable: bool = T
     try:
         os.fchmod(fd, _PUBLIC)  # mkstemp makes 0600; a built site's files must stay readable when deployed
         with os.fdopen(fd, "wb") as handle:
-            for piece in (data,) if isinstance(data, bytes) else data:
+            for piece in (data,) if isinstance(data, bytes | bytearray | memoryview) else data:
                 handle.write(piece)
             handle.flush()
             if durable:
