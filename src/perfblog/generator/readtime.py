@@ -33,7 +33,7 @@ def prose(html: str) -> str:
         return ""
     doomed = [*root.iter(*_SKIPPED), *_EMBEDS(root)]
     for element in doomed:
-        if element.getparent() is not None and element is not root:
+        if element.getparent() is not None:  # not inside one removed before
             drop_tree(element)
     return _STRING(root)
 
