@@ -4,7 +4,9 @@ as messages show them."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import stat
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -49,3 +51,43 @@ def display_path(path: Path) -> str:
         return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
     except ValueError:
         return str(path)
+
+
+class UnreadableJSON(ValueError):
+    """A JSON file that is too large, too deeply nested, not UTF-8 or not JSON; the message says which."""
+
+
+def load_json(data: bytes | str) -> object:
+    """Parse JSON that came from outside (results, caches, state files): a nesting too deep for the
+    parser is an ``UnreadableJSON`` like any other malformed text, not a RecursionError."""
+    try:
+        return json.loads(data)
+    except RecursionError:
+        raise UnreadableJSON("nested too deeply") from None
+    except UnicodeDecodeError as exc:
+        raise UnreadableJSON(f"not UTF-8 ({exc.reason})") from None
+    except json.JSONDecodeError as exc:
+        raise UnreadableJSON(f"not JSON: {exc.msg} (line {exc.lineno})") from None
+
+
+def read_json(path: Path, *, limit: int) -> object:
+    """The JSON value in `path`, read only when it is a regular file of at most `limit` bytes (a
+    symbolic link is not followed). OSError when it cannot be opened; ``UnreadableJSON`` else."""
+    return load_json(read_regular(path, limit=limit))
+
+
+def read_regular(path: Path, *, limit: int) -> bytes:
+    """The bytes of `path` when it is a regular file (never through a symbolic link as its last part)
+    of at most `limit` bytes. OSError when it cannot be opened; ``UnreadableJSON``'s parent ValueError
+    when it is not a regular file or is larger."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError("not a regular file")
+        if info.st_size > limit:
+            raise ValueError(f"{info.st_size} bytes, more than the {limit} read")
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"more than the {limit} bytes read")
+    return data
