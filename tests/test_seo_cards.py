@@ -10,6 +10,7 @@ import pytest
 from PIL import Image, ImageChops
 
 from perfblog.core import fonts
+from perfblog.core.cache import Cache
 from perfblog.seo import cards
 from perfblog.seo.errors import CardError
 
@@ -22,7 +23,7 @@ def font() -> fonts.Font:
 
 
 def _cards(font: fonts.Font, tmp_path: Path) -> cards.Cards:
-    return cards.Cards(font, "PyTorch 性能笔记", "blog.example.com", tmp_path / "cache", tmp_path / "site")
+    return cards.Cards(font, "PyTorch 性能笔记", "blog.example.com", Cache(tmp_path), tmp_path / "site")
 
 
 def test_card_is_a_1200_by_630_png_in_the_site(font, tmp_path):

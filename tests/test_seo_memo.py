@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import seo_pages
 
+from perfblog.core.cache import Cache
 from perfblog.seo import audit, memo, related
 from perfblog.seo.audit import Auditor, AuditReport
 
@@ -22,6 +23,11 @@ FIXTURES = Path(__file__).parent / "fixtures" / "seo"
 def broken(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Every rule's broken page (tests/seo_pages.py): a memo must give back every kind of finding."""
     return seo_pages.write_site(tmp_path_factory.mktemp("broken"))
+
+
+def _load(path: Path) -> memo.BuildMemo:
+    """The memo a build reads from `path`, a file of a cache folder of its own."""
+    return memo.BuildMemo.load(Cache(path.parent, "."), path.name)
 
 
 def _audit(site: Path, known: memo.BuildMemo) -> tuple[AuditReport, Auditor]:
@@ -37,7 +43,7 @@ def _everything(report: AuditReport) -> list[tuple]:
 
 def _remembered(site: Path, path: Path) -> AuditReport:
     """Audit `site` with a fresh memo and keep it in `path`, as a build does."""
-    known = memo.BuildMemo.load(path)
+    known = _load(path)
     report, auditor = _audit(site, known)
     known.save(auditor.keys)
     return report
@@ -52,7 +58,7 @@ def test_pages_audited_before_give_back_every_finding_without_being_read_again(b
         raise AssertionError(f"{page} was audited again")
 
     monkeypatch.setattr(audit, "read_page", unread)
-    again, _ = _audit(broken, memo.BuildMemo.load(path))
+    again, _ = _audit(broken, _load(path))
     assert _everything(again) == _everything(first)
 
 
@@ -72,7 +78,7 @@ def test_a_changed_page_is_audited_again_and_the_others_are_not(broken, tmp_path
         return read_page(html, page)
 
     monkeypatch.setattr(audit, "read_page", counted)
-    again, _ = _audit(site, memo.BuildMemo.load(path))
+    again, _ = _audit(site, _load(path))
     assert reread == [seo_pages.BROKEN[0].path]
     monkeypatch.setattr(audit, "read_page", read_page)
     assert _everything(again) == _everything(audit.audit_site(site))
@@ -81,9 +87,9 @@ def test_a_changed_page_is_audited_again_and_the_others_are_not(broken, tmp_path
 def test_a_memo_made_by_other_code_is_ignored(broken, tmp_path, monkeypatch):
     path = tmp_path / "memo.json"
     _remembered(broken, path)
-    assert memo.BuildMemo.load(path).pages
+    assert _load(path).pages
     monkeypatch.setattr(memo, "version", lambda: "1:other-code")
-    assert not memo.BuildMemo.load(path).pages
+    assert not _load(path).pages
 
 
 @pytest.mark.parametrize("damage", [
@@ -100,7 +106,7 @@ def test_a_damaged_memo_is_ignored_and_the_pages_audited_again(broken, tmp_path,
     path = tmp_path / "memo.json"
     first = _remembered(broken, path)
     path.write_text(damage(json.loads(path.read_text(encoding="utf-8"))), encoding="utf-8")
-    known = memo.BuildMemo.load(path)
+    known = _load(path)
     assert not known.pages and not known.words
     again, _ = _audit(broken, known)
     assert _everything(again) == _everything(first)
@@ -116,7 +122,7 @@ def test_the_memo_is_written_only_when_it_changes_and_keeps_only_this_builds_pag
     shutil.copytree(broken, site)
     (site / seo_pages.BROKEN[0].path).unlink()
     _remembered(site, path)
-    assert len(memo.BuildMemo.load(path).pages) == sum(1 for _ in audit.iter_pages(site))
+    assert len(_load(path).pages) == sum(1 for _ in audit.iter_pages(site))
 
 
 def test_related_posts_remember_each_posts_words_by_its_text():

@@ -25,9 +25,9 @@ import json
 import re
 import unicodedata
 from importlib import metadata
-from pathlib import Path
 
-from perfblog.core.fsio import atomic_write
+from perfblog.core.cache import Cache
+from perfblog.core.fsio import load_json
 
 #: Slugs longer than this are cut at a word boundary; a site's URL then stays under Yoast's 75.
 MAX_LENGTH = 60
@@ -61,12 +61,17 @@ def slugify(title: str, separator: str = "-", max_length: int | None = MAX_LENGT
     return slug[:max_length] if max_length is not None else slug
 
 
+#: The spellings' file in the cache folder, and the most of it read (a blog of 2,000 posts: 200 KiB).
+SPELLINGS_FILE = "slugs.json"
+SPELLINGS_LIMIT = 16 << 20
+
+
 class _Spellings:
     """The words of each title spelt so far: in this process, and in the file `remember` names."""
 
     def __init__(self) -> None:
         self.words: dict[str, list[str]] = {}
-        self.path: Path | None = None
+        self.cache: Cache | None = None
         self.changed = False
 
     @staticmethod
@@ -79,11 +84,12 @@ class _Spellings:
         readings = hashlib.sha1(json.dumps(READINGS, sort_keys=True).encode()).hexdigest()[:12]
         return f"{pinyin}:{readings}"
 
-    def load(self, path: Path) -> None:
-        self.path, self.changed = path, False
+    def load(self, cache: Cache) -> None:
+        self.cache, self.changed = cache, False
+        raw = cache.read(SPELLINGS_FILE, limit=SPELLINGS_LIMIT)
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            data = load_json(raw) if raw is not None else None
+        except ValueError:
             return
         if not isinstance(data, dict) or data.get("version") != self.version():
             return
@@ -93,20 +99,19 @@ class _Spellings:
                 self.words.setdefault(title, words)
 
     def save(self) -> None:
-        if self.path is None or not self.changed:
+        if self.cache is None or not self.changed:
             return
         data = {"version": self.version(), "words": dict(sorted(self.words.items()))}
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(self.path, json.dumps(data, ensure_ascii=False, indent=0).encode("utf-8"))
+        self.cache.write(SPELLINGS_FILE, json.dumps(data, ensure_ascii=False, indent=0).encode("utf-8"))
         self.changed = False
 
 
 _SPELLINGS = _Spellings()
 
 
-def remember(path: Path) -> None:
-    """Keep spellings in `path` (a JSON cache) between processes; `save_spellings` writes new ones."""
-    _SPELLINGS.load(path)
+def remember(cache: Cache) -> None:
+    """Keep spellings in `cache` between processes; `save_spellings` writes new ones."""
+    _SPELLINGS.load(cache)
 
 
 def save_spellings() -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from perfblog.core import fonts
+from perfblog.core.cache import Cache, site_target
 from perfblog.core.errors import FontError
 from perfblog.core.fsio import atomic_write
 from perfblog.core.project import page_language
@@ -29,8 +30,8 @@ log = logging.getLogger("mkdocs.plugins.snippets")
 
 #: Where the embeds' stylesheet goes in the site (the plugin adds it to extra_css).
 STYLESHEET = "_snippets/snippets.css"
-#: Where drawn chart PNGs are kept between builds, relative to the folder of mkdocs.yml (git-ignored).
-CHART_CACHE = ".cache/perfblog/charts"
+#: Where drawn chart PNGs are kept between builds, in the cache folder (`core.cache`).
+CHART_CACHE = "charts"
 
 
 class Build:
@@ -42,6 +43,7 @@ class Build:
                  language: str = "zh-CN", torch: str | None = None) -> None:
         self.engine = engine
         self.project_dir = project_dir
+        self.cache = Cache(project_dir)
         # Serve only: whether the background preview has this snippet queued or running.
         self.rerunning = rerunning or (lambda stem: False)
         self.language = language  # the site's; a post's front matter `lang` wins
@@ -205,10 +207,13 @@ class Build:
                                  f"options, or chart_pngs: false (then `blog export` has no chart images)"
                                  ) from exc
         for target, record in sorted(self._charts.items()):
-            cached = self.project_dir / CHART_CACHE / f"{charts.cache_key(record, font)}.png"
-            if not cached.is_file():
-                atomic_write(cached, charts.png(record, font))
-            shutil.copyfile(cached, _mkdir(site_dir / target))
+            cached = f"{CHART_CACHE}/{charts.cache_key(record, font)}.png"
+            if self.cache.holds(cached):
+                self.cache.publish(cached, site_dir, target)
+            else:
+                drawn = charts.png(record, font)
+                self.cache.write(cached, drawn)
+                atomic_write(site_target(site_dir, target), drawn, durable=False)
 
     def _display(self, path: Path) -> str:
         try:

@@ -16,11 +16,11 @@ from mkdocs.plugins import BasePlugin, event_priority
 
 from perfblog.core import project
 from perfblog.core.conventions import EMBEDS_META
+from perfblog.core.errors import BlogError
 from perfblog.generator import readtime, render
 from perfblog.generator.build import STYLESHEET, Build
 from perfblog.generator.config import SnippetsConfig, output_options, settings_of
 from perfblog.generator.engine import Engine
-from perfblog.generator.errors import GeneratorError
 from perfblog.generator.preview import SnippetPreview
 from perfblog.generator.resolve import Mode
 
@@ -103,8 +103,9 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
 
 
 def _guard(work: Callable[[], T]) -> T:
-    """Turn the engine's errors into a PluginError, which MkDocs reports as a failed build."""
+    """Turn the engine's errors (and the core's, a refused write) into a PluginError, which MkDocs
+    reports as a failed build."""
     try:
         return work()
-    except GeneratorError as exc:
+    except BlogError as exc:
         raise PluginError(str(exc)) from exc

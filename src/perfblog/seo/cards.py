@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
-import shutil
 from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
@@ -21,6 +19,7 @@ from pathlib import Path
 from PIL import Image, ImageChops, ImageDraw, ImageFont, ImageOps
 
 from perfblog.core import fonts
+from perfblog.core.cache import Cache, site_target
 from perfblog.core.errors import FontError
 from perfblog.core.fonts import FONT_DIRS, Font
 from perfblog.core.fsio import atomic_write
@@ -31,6 +30,8 @@ WIDTH, HEIGHT = 1200, 630  # the size Open Graph, X and WeChat all show whole
 DRAWING_VERSION = 1
 #: Where cards go in the built site.
 FOLDER = "_seo/cards"
+#: Where drawn cards are kept between builds, in the cache folder.
+CACHE_FOLDER = "cards"
 
 _BACKGROUND = ("#1f2a6b", "#3949ab")  # top-left to bottom-right, Material's indigo darkened
 _TITLE_COLOUR = "#ffffff"
@@ -143,11 +144,11 @@ def draw(title: str, site_name: str, host: str, font: Font) -> Image.Image:
 class Cards:
     """Draws (or takes from the cache) each page's card and writes it into the built site."""
 
-    def __init__(self, font: Font, site_name: str, host: str, cache_dir: Path, site_dir: Path) -> None:
+    def __init__(self, font: Font, site_name: str, host: str, cache: Cache, site_dir: Path) -> None:
         self.font = font
         self.site_name = site_name
         self.host = host
-        self.cache_dir = cache_dir
+        self.cache = cache
         self.site_dir = site_dir
         self._font_identity = font.identity()
         self.drawn = 0  # cards drawn in this process (the rest came from the cache)
@@ -157,31 +158,27 @@ class Cards:
         material = [DRAWING_VERSION, WIDTH, HEIGHT, title, self.site_name, self.host, self._font_identity]
         return hashlib.sha256(json.dumps(material, ensure_ascii=False).encode()).hexdigest()
 
-    def png(self, title: str) -> Path:
-        """The cached PNG of this title's card, drawn first when not cached yet."""
-        cached = self.cache_dir / f"{self.key(title)}.png"
-        if not cached.is_file():
-            image = draw(title, self.site_name, self.host, self.font)
-            buffer = BytesIO()
-            image.save(buffer, format="PNG", optimize=True)
-            atomic_write(cached, buffer.getvalue())
-            self.drawn += 1
-        return cached
+    def png(self, title: str) -> bytes:
+        """The PNG of this title's card, drawn now."""
+        buffer = BytesIO()
+        draw(title, self.site_name, self.host, self.font).save(buffer, format="PNG", optimize=True)
+        self.drawn += 1
+        return buffer.getvalue()
 
     def publish(self, title: str, name: str) -> Card:
-        """Write the card of `title` into the site as FOLDER/<name>-<hash>.png.
+        """Write the card of `title` into the site as FOLDER/<name>-<hash>.png, from the cache (as a
+        link: a cached card never changes, its name is its content's hash) or drawn and cached.
 
         The hash in the name changes with the card, so networks that cache an image by its URL
         (WeChat, X) show the new one after a title changes.
         """
-        source = self.png(title)
-        relative = f"{FOLDER}/{name}-{source.stem[:10]}.png"
-        target = self.site_dir / relative
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.unlink(missing_ok=True)
-        try:  # a cached card never changes (its name is its content's hash): a link, not a copy, is
-            os.link(source, target)  # a tenth of the cost, which for every card was 4 % of a build
-        except OSError:  # another file system, or one without links
-            shutil.copyfile(source, target)
+        key = self.key(title)
+        cached, relative = f"{CACHE_FOLDER}/{key}.png", f"{FOLDER}/{name}-{key[:10]}.png"
+        if self.cache.holds(cached):
+            self.cache.publish(cached, self.site_dir, relative)
+        else:
+            data = self.png(title)
+            self.cache.write(cached, data)
+            atomic_write(site_target(self.site_dir, relative), data, durable=False)
         return Card(relative, WIDTH, HEIGHT, f"{title} - {self.site_name}")
 

@@ -7,7 +7,10 @@ for related posts (`related.rank`'s memo). A build whose pages are all known nev
 segmenter (rjieba's dictionary, 33 MiB), which is most of what the product adds to a build's memory.
 
 The file is a cache, like Material's social cards: made by the build, git-ignored, never markup on a
-page. Written by other code (`version`), damaged or unreadable, it is ignored and written again.
+page, read through `core.cache` (never committed, never through a link, bounded in size). Written by
+other code (`version`), damaged, unreadable or larger than `LIMIT`, it is ignored and written again;
+one that names a rule or severity this code does not know is ignored with a warning, since only a hand
+could have written it.
 """
 
 from __future__ import annotations
@@ -15,24 +18,36 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import logging
 import sys
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from importlib import metadata, resources
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from perfblog.core.fsio import atomic_write
+from perfblog.core.cache import CACHE_DIR, Cache
+from perfblog.core.fsio import load_json
 from perfblog.core.gcpause import collector_paused
-from perfblog.seo import audit, links
+from perfblog.seo import audit, links, rules
 from perfblog.seo.registry import Finding, Severity
 from perfblog.seo.sitewide import IndexedPage
 
+#: The memo's name in the cache folder.
+MEMO_NAME = "memo.json"
 #: Where the memo is kept, relative to the folder of mkdocs.yml (git-ignored, as the cards are).
-MEMO_FILE = ".cache/perfblog/memo.json"
+MEMO_FILE = f"{CACHE_DIR}/{MEMO_NAME}"
+#: The largest memo read (2,000 posts write about 10 MiB): a larger one is not this code's, and reading
+#: it would cost the build memory, not save it time.
+LIMIT = 64 << 20
 _FORMAT = 1
+
+log = logging.getLogger("mkdocs.plugins.seo")
+
+
+class ForgedEntry(ValueError):
+    """A memo entry that this code could not have written: a rule or severity it does not know."""
 
 
 @lru_cache(maxsize=1)
@@ -59,26 +74,35 @@ def version() -> str:
 
 
 class BuildMemo:
-    """The pages audited and the posts' words of the last build, read from `path`; `save` keeps the
-    ones this build used (so the file never holds more than one build's pages)."""
+    """The pages audited and the posts' words of the last build, read from `name` in `cache`; `save`
+    keeps the ones this build used (so the file never holds more than one build's pages)."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def __init__(self, cache: Cache, name: str = MEMO_NAME) -> None:
+        self.cache = cache
+        self.name = name
+        self.path = cache.path(name)
         self.pages: dict[bytes, audit.Audited] = {}
         self.words: dict[str, str] = {}  # related.text_key -> the post's words (related.WORDS joins them)
         self._loaded: tuple[frozenset[bytes], dict[str, str]] = (frozenset(), {})
 
     @classmethod
     @collector_paused()
-    def load(cls, path: Path) -> BuildMemo:
-        memo = cls(path)
+    def load(cls, cache: Cache, name: str = MEMO_NAME) -> BuildMemo:
+        memo = cls(cache, name)
+        raw = cache.read(name, limit=LIMIT)
+        if raw is None:
+            return memo
         try:
-            data = json.loads(path.read_bytes())
+            data = load_json(raw)
             if not isinstance(data, dict) or data.get("version") != version():
                 return memo
             pages = {bytes.fromhex(_text(key)): _audited(entry) for key, entry in _mapping(data["pages"])}
             words = {_text(key): _text(joined) for key, joined in _mapping(data["words"])}
-        except (OSError, ValueError, TypeError, KeyError):
+        except ForgedEntry as exc:
+            log.warning("seo: %s %s, which this code never writes; the memo is ignored and every page "
+                        "audited again", memo.path, exc)
+            return memo
+        except (ValueError, TypeError, KeyError):
             return memo  # a cache: what cannot be read is made again
         memo.pages, memo.words = pages, words
         memo._loaded = (frozenset(pages), dict(words))
@@ -91,7 +115,7 @@ class BuildMemo:
         used = dict.fromkeys(self._loaded[0] if keys is None else (key for key in keys if key in self.pages))
         if frozenset(used) == self._loaded[0] and self.words == self._loaded[1]:
             return
-        atomic_write(self.path, self._json(used), durable=False)  # a cache: lost, it is made again
+        self.cache.write(self.name, self._json(used), durable=False)  # a cache: lost, it is made again
         self._loaded = (frozenset(used), dict(self.words))
 
     def _json(self, keys: Iterable[bytes]) -> Iterator[bytes]:
@@ -126,8 +150,7 @@ def _audited(data: object) -> audit.Audited:
     entry = dict(_mapping(data))
     result, index, linked = (dict(_mapping(entry[part])) for part in ("result", "index", "linked"))
     page, canonical, noindex = _text(result["page"]), _optional(result["canonical"]), _flag(result["noindex"])
-    findings = [Finding(_text(p), _text(rule), Severity(sev), _text(en), _text(zh))
-                for p, rule, sev, en, zh in _list(result["findings"])]  # fmt: skip
+    findings = [_finding(*finding) for finding in _list(result["findings"])]
     pairs = [(_text(tag), _text(href)) for tag, href in _list(result["hreflang"])]
     kept = audit.PageResult(
         page, _optional(result["title"]), _optional(result["description"]), canonical, noindex,
@@ -141,6 +164,18 @@ def _audited(data: object) -> audit.Audited:
     hrefs = tuple(None if h is None else sys.intern(_text(h)) for h in _list(linked["hrefs"]))
     graph = links.Linked(page, canonical, noindex, kept.is_post, _texts(linked["authored"]), hrefs)
     return audit.Audited(kept, (indexed, frozenset(_texts(index["ids"]))), graph)
+
+
+def _finding(page: object, rule: object, severity: object, en: object, zh: object) -> Finding:
+    """A finding `_entry` wrote: of a declared rule, at a severity that rule reports."""
+    rule_id = _text(rule)
+    try:
+        declared = rules.RULES[rule_id]
+    except KeyError:
+        raise ForgedEntry(f"names the rule {rule_id!r}") from None
+    if severity not in {declared.severity, declared.worst}:
+        raise ForgedEntry(f"gives the rule {rule_id} the severity {severity!r}")
+    return Finding(_text(page), rule_id, Severity(severity), _text(en), _text(zh))
 
 
 def _dumps(value: object) -> bytes:

@@ -20,6 +20,7 @@ from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
 from perfblog.core import project, slug
+from perfblog.core.cache import Cache
 from perfblog.core.errors import BlogError, ProjectError
 from perfblog.core.fsio import atomic_write
 from perfblog.core.posts import check_sources
@@ -44,10 +45,6 @@ from perfblog.seo.registry import Finding, Severity
 from perfblog.seo.rules import PageFacts
 
 log = logging.getLogger("mkdocs.plugins.seo")
-#: Where drawn cards are kept between builds, relative to the folder of mkdocs.yml (git-ignored).
-CARD_CACHE = ".cache/perfblog/cards"
-#: Where the pinyin of titles and keyphrases is kept between builds (`perfblog.core.slug.remember`).
-SLUG_CACHE = ".cache/perfblog/slugs.json"
 #: Material template overrides (accessibility) and the stylesheet, shipped in the package.
 THEME_DIR = Path(__file__).with_name("theme")
 STYLESHEET = "_seo/seo.css"
@@ -82,7 +79,8 @@ class SeoPlugin(BasePlugin[SeoConfig]):
             raise PluginError("seo: set site_url in mkdocs.yml; canonical URLs and sitemaps need it")
         url = project.normalise_url(config.site_url)
         layout = project.layout(config)  # the snippets plugin's folders: their history dates the posts
-        slug.remember(layout.root / SLUG_CACHE)  # slugs (Material's post_slugify) and the audit spell titles
+        self.cache = Cache(layout.root)  # the memo, the cards and the pinyin of titles
+        slug.remember(self.cache)  # slugs (Material's post_slugify) and the audit spell titles
         self.docs_dir = layout.docs_dir
         self.layout = layout
         verification = {
@@ -130,7 +128,7 @@ class SeoPlugin(BasePlugin[SeoConfig]):
                 font = cards.find_font(self.config.seo_card_font, base=layout.root)
             except SeoError as exc:
                 raise PluginError(f"seo: {exc}") from exc
-            self.cards = cards.Cards(font, config.site_name, urlsplit(url).netloc, layout.root / CARD_CACHE,
+            self.cards = cards.Cards(font, config.site_name, urlsplit(url).netloc, self.cache,
                                      Path(config.site_dir))  # fmt: skip
         return config
 
@@ -207,7 +205,7 @@ class SeoPlugin(BasePlugin[SeoConfig]):
         self.related: dict[str, tuple[related.Link, ...]] = {}
         # Each page is audited as it is written (parsed once, here); the rest of the site in on_post_build.
         # serve rebuilds everything after each edit, in one process; a build reads the last build's memo.
-        self.memo = None if self.serving else memo.BuildMemo.load(self.layout.root / memo.MEMO_FILE)
+        self.memo = None if self.serving else memo.BuildMemo.load(self.cache)
         known = _SERVED_PAGES if self.memo is None else self.memo.pages
         self.auditor = (audit.Auditor(Path(config.site_dir), known, memo_facts=self.serving)
                         if self.config.seo_audit or self.serving else None)  # fmt: skip
@@ -230,7 +228,7 @@ class SeoPlugin(BasePlugin[SeoConfig]):
     def on_post_page(self, output: str, page: Page, config: MkDocsConfig) -> str:
         try:
             record = pages.describe(page, self.site, self.translations, self.cards)
-        except SeoError as exc:
+        except BlogError as exc:  # the page's facts, or a card that could not be written
             raise PluginError(f"seo: {exc}") from exc
         self.records.append(record)
         html = meta.inject(output, record.head, page.meta)
