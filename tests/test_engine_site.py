@@ -87,6 +87,30 @@ def edited(path: Path, old: str, new: str) -> Iterator[None]:
         path.write_text(original)
 
 
+def test_a_committed_link_in_the_chart_cache_publishes_no_file_it_points_to(site: Path) -> None:
+    """The reproduced attack: a link to a secret, force-added under a cached chart PNG's name."""
+    assert build(site).returncode == 0
+    cached = sorted((site / ".cache" / "perfblog" / "charts").glob("*.png"))
+    secret = site.parent / "secret.txt"
+    secret.write_text("TOKEN=do-not-publish", encoding="utf-8")
+    assert cached
+    for path in cached:
+        path.unlink()
+        path.symlink_to(secret)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run([*git, "init", "-q"], cwd=site, check=True, timeout=60)
+    subprocess.run([*git, "add", "-f", ".cache"], cwd=site, check=True, timeout=60)
+    try:
+        strict = build(site, "--strict")
+        assert strict.returncode == 1 and "is a symbolic link; the cache never follows one" in strict.stderr
+        assert build(site).returncode == 0
+        charts = sorted((site / "site" / "_snippets").rglob("*.png"))
+        assert charts and all(not p.is_symlink() and p.read_bytes()[:4] == b"\x89PNG" for p in charts)
+        assert secret.read_text(encoding="utf-8") == "TOKEN=do-not-publish"
+    finally:
+        shutil.rmtree(site / ".git")
+
+
 def test_markdown_cell_edit_keeps_the_strict_build_passing(site: Path) -> None:
     with edited(site / "snippets" / "demo.py", "# A tiny snippet", "# 一个很小的片段, a tiny snippet"):
         done = build(site, "--strict")
