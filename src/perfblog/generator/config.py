@@ -7,7 +7,7 @@ import math
 from mkdocs.config import base
 from mkdocs.config import config_options as c
 
-from perfblog.core import conventions
+from perfblog.core import conventions, timebound
 from perfblog.core.project import Layout
 from perfblog.generator import outputs, resolve
 from perfblog.generator.device import DEVICES, EnvPolicy
@@ -83,6 +83,11 @@ class SnippetsConfig(base.Config):
     lines and a "show all" control; the rest is in the page either way."""
     output_colours = c.Type(bool, default=True)
     """Terminal colours in outputs: shown with the theme's palette, or (`false`) stripped everywhere."""
+    markdown_timeout = _Seconds(default=timebound.DEFAULT_SECONDS)
+    """Seconds one Markdown conversion may take (0: no limit): each page, each post's excerpt on the blog's
+    index pages, each `text/markdown` output; past it the build fails naming the page. One line of
+    Markdown can take Python-Markdown minutes (docs/security.md); this is what keeps it from hanging the
+    build. It holds for the seo plugin's pages too, also on a site without this plugin (the default)."""
     torch_version = c.Type(str, default="")
     """The torch version posts describe (`"2.13"`); a post's front matter `torch:` wins. Results made under
     another version are labelled with theirs, never stale. Empty: the installed torch's major.minor."""
@@ -123,4 +128,5 @@ def settings_of(options: SnippetsConfig | None, layout: Layout) -> Settings:
 
 def output_options(options: SnippetsConfig) -> outputs.Options:
     """How posts show outputs, from the plugin's validated options."""
-    return outputs.Options(max_lines=options.output_max_lines, colours=options.output_colours)
+    return outputs.Options(max_lines=options.output_max_lines, colours=options.output_colours,
+                           markdown_seconds=options.markdown_timeout)

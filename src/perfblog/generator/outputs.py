@@ -31,6 +31,7 @@ class Options:
 
     max_lines: int = 40  # terminal text longer than this shows its first lines and a "show all" control
     colours: bool = True  # terminal colours as spans; False strips them everywhere
+    markdown_seconds: float = 10.0  # how long converting a text/markdown output may take (markdown_timeout)
 
 
 @dataclass(frozen=True)
@@ -165,7 +166,8 @@ def _show_html(out: DisplayOutput, name: str, page: Page, options: Options, colo
 
 
 def _show_markdown(out: DisplayOutput, name: str, page: Page, options: Options, colours: bool) -> str:
-    return f'<div class="snippet-markdown">{page.sanitizer.markdown(out.data[name])}</div>'
+    html = page.sanitizer.markdown(out.data[name], options.markdown_seconds)
+    return f'<div class="snippet-markdown">{html}</div>'
 
 
 _DELIMITERS = (("$$", "$$"), ("\\[", "\\]"), ("\\(", "\\)"), ("$", "$"))

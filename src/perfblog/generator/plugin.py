@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority
 
-from perfblog.core import project
+from perfblog.core import project, timebound
 from perfblog.core.conventions import EMBEDS_META
 from perfblog.core.errors import BlogError
 from perfblog.generator import readtime, render
@@ -64,6 +64,11 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
     def on_shutdown(self) -> None:
         if self.preview is not None:
             self.preview.stop()
+
+    def on_pre_page(self, page: Any, config: Any, files: Any) -> Any:
+        """Each conversion of the page's Markdown (its own, its excerpt's) is bounded in time."""
+        timebound.bound_conversions(page, timebound.seconds(config))
+        return page
 
     def on_page_markdown(self, markdown: str, page: Any, config: Any, files: Any) -> str:
         if self.build is not None and page.file.abs_src_path:

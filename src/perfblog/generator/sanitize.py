@@ -36,6 +36,9 @@ from html.parser import HTMLParser
 
 import nh3
 
+from perfblog.core import timebound
+from perfblog.generator.errors import EmbedError
+
 # --- the allow-list ------------------------------------------------------------------------------------
 
 #: Elements a result's HTML may keep (anything else is unwrapped: its text stays, the tag goes).
@@ -181,11 +184,13 @@ class Sanitizer:
         """``fragment`` cleaned, on one line, its text and attribute values inert (see ``text``)."""
         return inert_html(self._cleaner.clean(fragment))
 
-    def markdown(self, source: str) -> str:
-        """A ``text/markdown`` display rendered to HTML, then cleaned like an HTML display."""
+    def markdown(self, source: str, seconds: float = timebound.DEFAULT_SECONDS) -> str:
+        """A ``text/markdown`` display rendered to HTML within ``seconds`` (an EmbedError names the post
+        past them: Markdown can hang Python-Markdown), then cleaned like an HTML display."""
         import markdown
 
-        rendered = markdown.markdown(source, extensions=["tables", "fenced_code", "sane_lists"])
+        with timebound.bounded(seconds, "converting a text/markdown output", EmbedError):
+            rendered = markdown.markdown(source, extensions=["tables", "fenced_code", "sane_lists"])
         return self.html(rendered)
 
 

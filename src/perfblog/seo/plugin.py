@@ -19,7 +19,7 @@ from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
-from perfblog.core import project, slug
+from perfblog.core import project, slug, timebound
 from perfblog.core.cache import Cache
 from perfblog.core.errors import BlogError, ProjectError
 from perfblog.core.fsio import atomic_write
@@ -186,6 +186,12 @@ class SeoPlugin(BasePlugin[SeoConfig]):
             log.info("seo: %d draft(s) left out of this build (remove `draft: true` to publish): %s",
                      len(left_out), named)
         return nav
+
+    def on_pre_page(self, page: Page, config: MkDocsConfig, files: Files) -> Page:
+        """Each conversion of the page's Markdown (its own, its excerpt's) is bounded in time (also done by
+        the snippets plugin, whose `markdown_timeout` sets the limit; whichever comes first)."""
+        timebound.bound_conversions(page, timebound.seconds(config))
+        return page
 
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         return highlight.lighten(html) if self.config.seo_lean_highlighting else html

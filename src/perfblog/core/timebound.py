@@ -1,0 +1,150 @@
+"""A time bound on each Markdown conversion of a build: one line of Markdown must not hang it.
+
+Python-Markdown's inline patterns are quadratic on some input (a body of 20,000 `[` takes 49 s; see
+docs/security.md), and a post's Markdown comes from contributors who are not trusted to make the build
+hang. MkDocs builds, and `serve` rebuilds, in the main thread, so a conversion is bounded in process by
+``SIGALRM`` (``signal.setitimer``); the previous handler and timer are restored afterwards. Where no
+alarm is possible (another thread, no ``SIGALRM``) the conversion runs unbounded, with a debug note.
+
+Both plugins call ``bound_conversions`` for every page (whichever comes first wraps it); the limit is
+the snippets plugin's option ``markdown_timeout`` (``seconds``), the default when the site has none.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import wraps
+from pathlib import Path
+from typing import Any
+
+from mkdocs.exceptions import PluginError
+
+from perfblog.core import conventions, project
+from perfblog.core.errors import BlogError
+from perfblog.core.fsio import display_path
+
+log = logging.getLogger("mkdocs.plugins.perfblog")
+
+#: Seconds one conversion may take by default: a long ordinary post converts in well under one.
+DEFAULT_SECONDS: float = 10
+#: The option of the snippets plugin that sets the limit (defined in ``generator/config.py``).
+OPTION = "markdown_timeout"
+#: Set on a function this module wrapped, so a second plugin does not wrap it again.
+_WRAPPED = "_perfblog_time_bound"
+
+
+class TimeBoundExceeded(BlogError):
+    """A conversion took longer than its bound; the message names what was converted and the limit."""
+
+
+class _Expired(BaseException):
+    """Raised by the alarm inside the conversion. Not an Exception: no ``except Exception`` of an
+    extension may swallow it; ``bounded`` turns it into the caller's error on the way out."""
+
+
+def seconds(config: Any) -> float:
+    """The limit of a loaded MkDocs config: the snippets plugin's ``markdown_timeout`` (0: none)."""
+    options = project.plugin_config(config, conventions.SNIPPETS_PLUGIN)
+    value = getattr(options, OPTION, None) if options is not None else None
+    return DEFAULT_SECONDS if value is None else float(value)
+
+
+def can_alarm() -> bool:
+    """Whether a conversion here can be bounded: SIGALRM exists and this is the main thread."""
+    return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+
+
+@contextmanager
+def bounded(limit: float, what: str, error: Callable[[str], Exception] = TimeBoundExceeded) -> Iterator[None]:
+    """Run the body for at most ``limit`` seconds (0: no bound), else raise ``error`` naming ``what``.
+
+    An alarm already set (an outer bound, a test's own) keeps its time: the earlier of the two fires
+    first, and the outer one is set again, less the time spent here, on the way out."""
+    if not limit:
+        yield
+        return
+    if not can_alarm():
+        log.debug("%s: not bounded in time (no SIGALRM in this thread)", what)
+        yield
+        return
+    state = {"armed": True, "outer_fired": False}
+    started = time.monotonic()
+    deadline = started + limit
+
+    def expire(signum: int, frame: Any) -> None:
+        if not state["armed"]:
+            return
+        left = deadline - time.monotonic()
+        if left > 0.001:  # the outer alarm's time came first: its handler runs, this bound goes on
+            state["outer_fired"] = True
+            signal.setitimer(signal.ITIMER_REAL, left)
+            if callable(previous):
+                previous(signum, frame)
+            return
+        raise _Expired(state)
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    outer, interval = signal.setitimer(signal.ITIMER_REAL, limit)
+    if outer and outer < limit:
+        signal.setitimer(signal.ITIMER_REAL, outer)
+    try:
+        yield
+    except _Expired as exc:
+        if exc.args[0] is not state:
+            raise
+        raise error(f"{what} took more than {limit:g} s (the limit `{OPTION}`); "
+                    f"Python-Markdown is slow on some input (docs/security.md)") from None
+    finally:
+        state["armed"] = False
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        if outer and not state["outer_fired"]:
+            signal.setitimer(signal.ITIMER_REAL, max(outer - (time.monotonic() - started), 1e-6), interval)
+
+
+def bound_conversions(page: Any, limit: float) -> None:
+    """Bound ``page.render`` (MkDocs' conversion of the page) and, once the page has rendered, the
+    conversion of its excerpt by Material's blog plugin for each index, archive or category page that
+    lists it (``page.excerpt.render``, set at its ``on_page_markdown``). Idempotent: both plugins call
+    it; a limit of 0 bounds nothing."""
+    if not limit or getattr(page.render, _WRAPPED, False):
+        return
+    render = page.render
+    name = _name(page)
+
+    @wraps(render)
+    def bounded_render(*args: Any, **kwargs: Any) -> Any:
+        with bounded(limit, f"{name}: converting its Markdown", PluginError):
+            done = render(*args, **kwargs)
+        _bound_excerpt(page, name, limit)
+        return done
+
+    setattr(bounded_render, _WRAPPED, True)
+    page.render = bounded_render
+
+
+def _bound_excerpt(page: Any, name: str, limit: float) -> None:
+    excerpt = getattr(page, "excerpt", None)
+    render = getattr(excerpt, "render", None)
+    if render is None or getattr(render, _WRAPPED, False):
+        return
+
+    @wraps(render)
+    def bounded_excerpt(view: Any, *args: Any, **kwargs: Any) -> Any:
+        where = getattr(getattr(view, "file", None), "src_uri", None) or "an index"
+        with bounded(limit, f"{name}: converting its excerpt for {where}", PluginError):
+            return render(view, *args, **kwargs)
+
+    setattr(bounded_excerpt, _WRAPPED, True)
+    excerpt.render = bounded_excerpt
+
+
+def _name(page: Any) -> str:
+    """The page as messages name it: its source file, relative to the working directory when below it."""
+    source = getattr(page.file, "abs_src_path", None)
+    return display_path(Path(source)) if source else str(page.file.src_uri)
