@@ -17,12 +17,17 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from perfblog.core.fsio import atomic_write
+from perfblog.core.fsio import atomic_write, read_json
 from perfblog.generator.errors import LockError, ResultFormatError, StoreError
 from perfblog.generator.result import Result
 from perfblog.generator.snippet import display_path
 
 LOCK_NAME = ".lock"
+#: The largest result file read (a regular file, never through a link). The committed ones are under
+#: 100 KB; a cell's text keeps at most `exec_max_output` characters (300,000 by default, up to 1.8 MB
+#: as JSON at worst, every one escaped), so 64 MiB holds dozens of such cells, and a file made to
+#: exhaust the build's memory is one line instead.
+MAX_RESULT_BYTES = 64 * 2**20
 
 
 class Store:
@@ -68,8 +73,8 @@ class Store:
         if cached and cached[0] == mtime:
             return cached[1]
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
+            data = read_json(path, limit=MAX_RESULT_BYTES)
+        except (OSError, ValueError) as exc:  # UnreadableJSON too: not JSON, nested too deeply, too large
             raise StoreError(f"{display_path(path)}: unreadable result file: {exc}") from exc
         try:
             result = Result.from_json(data)
