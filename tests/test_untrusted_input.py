@@ -6,16 +6,20 @@ A result file nested 100,000 deep (a RecursionError in ``json.loads``) or too la
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from perfblog.core.cli import main
 from perfblog.generator import store
+from perfblog.seo import pages
+from perfblog.seo.errors import ConfigError
 
 ROOT = Path(__file__).parent.parent
 ENGINE = Path(__file__).parent / "fixtures" / "engine" / "blog"
@@ -63,3 +67,52 @@ def test_a_result_file_nested_100000_deep_fails_the_build_naming_it(tmp_path: Pa
     assert done.returncode == 1
     assert "snippets/_results/demo/cpu-x86_64.json: unreadable result file: nested too deeply" in done.stderr
     assert "Traceback" not in done.stderr and "RecursionError" not in done.stderr
+
+
+# --- `http://[::1`: urllib's ValueError becomes a finding or one line naming the file ------------------
+
+BAD = "http://[::1"
+SEO_SITE = Path(__file__).parent / "fixtures" / "seo" / "site"
+
+
+def test_an_unparsable_url_in_a_built_page_is_a_finding_of_the_audit(tmp_path: Path, capsys) -> None:
+    """A page copied from docs_dir as HTML (or a post's raw HTML): the canonical, an hreflang link, og:url,
+    a link, an image and a stylesheet all say `http://[::1`; the audit reports them and goes on."""
+    (tmp_path / "old.html").write_text(
+        f'<!doctype html><html lang="zh-CN"><head><meta charset="utf-8"><title>旧页面</title>'
+        f'<link rel="canonical" href="{BAD}/old/"><link rel="alternate" hreflang="en" href="{BAD}/en/">'
+        f'<meta property="og:url" content="{BAD}"><link rel="stylesheet" href="{BAD}/s.css"></head>'
+        f'<body><article><p>正文 <a href="{BAD}/x">旧地址</a> <img src="{BAD}/i.png" alt="图"></p></article>'
+        f"</body></html>", encoding="utf-8")
+    assert main(["seo", "audit", "--strict", "--format", "json", str(tmp_path)]) == 1
+    report = json.loads(capsys.readouterr().out)
+    found = {(f["rule"], f["message"]) for f in report["findings"]}
+    assert ("canonical-not-absolute", f"canonical '{BAD}/old/' is not a URL") in found
+    assert ("hreflang-invalid", f"an hreflang link names '{BAD}/en/', which is not a URL") in found
+    assert ("link-empty-href", f"link '旧地址' has href '{BAD}/x', which is not a URL") in found
+
+
+def test_an_unparsable_front_matter_image_is_one_line_naming_the_post() -> None:
+    page = SimpleNamespace(meta={"image": f"{BAD}/card.png"}, file=SimpleNamespace(src_uri="posts/p.md"))
+    site = SimpleNamespace(url="https://blog.example.com/")
+    with pytest.raises(ConfigError, match=r"^posts/p\.md: `image` 'http://\[::1/card\.png' is not a URL"):
+        pages._image(page, site, "https://blog.example.com/p/", "P", None)
+
+
+def test_an_unparsable_image_in_a_page_is_not_its_og_image() -> None:
+    assert pages._first_image(f'<p><img src="{BAD}/a.png"><img src="/b.png"></p>') == "/b.png"
+
+
+@pytest.mark.mkdocs
+def test_an_unparsable_url_in_a_markdown_link_fails_the_build_naming_the_post(tmp_path: Path) -> None:
+    """MkDocs splits every link's URL while converting the page (and urllib raises ValueError)."""
+    root = tmp_path / "blog"
+    shutil.copytree(SEO_SITE, root)
+    post = root / "docs" / "posts" / "fullgraph.md"
+    post.write_text(post.read_text(encoding="utf-8") + f"\n见 [本地]({BAD}) 一节。\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "-d", str(tmp_path / "site")], cwd=root,
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    assert done.returncode == 1
+    assert f"docs/posts/fullgraph.md: the link '{BAD}' is not a URL (Invalid IPv6 URL)" in done.stderr
+    assert "Traceback" not in done.stderr

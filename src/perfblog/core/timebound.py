@@ -24,7 +24,7 @@ from typing import Any
 
 from mkdocs.exceptions import PluginError
 
-from perfblog.core import conventions, project
+from perfblog.core import conventions, project, urls
 from perfblog.core.errors import BlogError
 from perfblog.core.fsio import display_path
 
@@ -110,17 +110,24 @@ def bounded(limit: float, what: str, error: Callable[[str], Exception] = TimeBou
 def bound_conversions(page: Any, limit: float) -> None:
     """Bound ``page.render`` (MkDocs' conversion of the page) and, once the page has rendered, the
     conversion of its excerpt by Material's blog plugin for each index, archive or category page that
-    lists it (``page.excerpt.render``, set at its ``on_page_markdown``). Idempotent: both plugins call
-    it; a limit of 0 bounds nothing."""
-    if not limit or getattr(page.render, _WRAPPED, False):
+    lists it (``page.excerpt.render``, set at its ``on_page_markdown``). A link whose URL urllib cannot
+    split (MkDocs splits each) is one line naming the page too. Idempotent: both plugins call it; a limit
+    of 0 bounds nothing."""
+    if getattr(page.render, _WRAPPED, False):
         return
     render = page.render
     name = _name(page)
 
     @wraps(render)
     def bounded_render(*args: Any, **kwargs: Any) -> Any:
-        with bounded(limit, f"{name}: converting its Markdown", PluginError):
-            done = render(*args, **kwargs)
+        try:
+            with bounded(limit, f"{name}: converting its Markdown", PluginError):
+                done = render(*args, **kwargs)
+        except ValueError as exc:  # MkDocs splits each link's URL, and urllib refuses `http://[::1`
+            bad = urls.first_unparsable(getattr(page, "markdown", None) or "")
+            if bad is None:
+                raise
+            raise PluginError(f"{name}: the link {bad!r} is not a URL ({exc})") from None
         _bound_excerpt(page, name, limit)
         return done
 

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 from lxml import etree
 
+from perfblog.core import urls
 from perfblog.core.gcpause import collector_paused
 from perfblog.core.trees import drop_tree
 from perfblog.seo import links, rules, sitemap, sitewide, text
@@ -230,9 +231,30 @@ def read_page(html: bytes, page: str) -> PageFacts:
     facts.h2 = [_text(h) for h in _H2(root)]
     facts.intro = _opening([t for p in _PARAGRAPHS(root) if (t := _text(p))])
     facts.body = _text(root)
+    _screen_urls(facts)
     if facts.is_post:  # segmentation is the costly part; only posts need it
         facts.tokens = text.default_segmenter().tokens(facts.body_normalized, normalized=True)
     return facts
+
+
+def _screen_urls(facts: PageFacts) -> None:
+    """URLs urllib cannot split (`http://[::1`, an unclosed IPv6 bracket) leave the facts the rules and
+    the site-wide checks split; ``facts.unparsable`` keeps the canonical and hreflang ones for the
+    findings that name them (a link's is found among the anchors; a resource's is dropped)."""
+    if facts.canonical is not None and not urls.parses(facts.canonical):
+        facts.unparsable.append(("canonical", facts.canonical))
+        facts.canonical = None
+    if not urls.parses(facts.og.get("og:url", "")):
+        facts.unparsable.append(("og:url", facts.og.pop("og:url")))
+    if not all(urls.parses(href) for _, href in facts.hreflang):
+        facts.unparsable.extend(("hreflang", href) for _, href in facts.hreflang if not urls.parses(href))
+        facts.hreflang = [(tag, href) for tag, href in facts.hreflang if urls.parses(href)]
+    for name in ("blocking", "resources", "content_links", "authored_links", "fragments"):
+        found = getattr(facts, name)
+        if not all(map(urls.parses, found)):
+            setattr(facts, name, [url for url in found if urls.parses(url)])
+    facts.images = [(src, alt) for src, alt in facts.images if urls.parses(src)]
+    facts.unsized_images = [src for src in facts.unsized_images if urls.parses(src)]
 
 
 @dataclass

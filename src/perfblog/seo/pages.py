@@ -24,7 +24,7 @@ from material.plugins.blog.structure import Archive
 from mkdocs.structure.files import File
 from mkdocs.structure.pages import Page
 
-from perfblog.core import project
+from perfblog.core import project, urls
 from perfblog.core.conventions import EMBEDS_META
 from perfblog.seo import lastmod, text
 from perfblog.seo.cards import Cards
@@ -173,7 +173,8 @@ def _first_image(content: str) -> str | None:
         found = lxml.html.fragment_fromstring(content, create_parent="div").xpath(".//img/@src")
     except etree.ParserError:
         return None
-    return next((src for src in found if not urlsplit(src).path.lower().endswith(".svg")), None)
+    usable = (src for src in found if urls.parses(src))  # `http://[::1` is no image to show
+    return next((src for src in usable if not urlsplit(src).path.lower().endswith(".svg")), None)
 
 
 def _image(page: Page, site: Site, canonical: str, headline: str, cards: Cards | None) -> Image | None:
@@ -181,6 +182,8 @@ def _image(page: Page, site: Site, canonical: str, headline: str, cards: Cards |
     else (cards off) its first content image (relative to the page) or `seo_default_image`."""
     own = page.meta.get("image")
     if own:
+        if not urls.parses(str(own)):
+            raise ConfigError(f"{page.file.src_uri}: `image` {str(own)!r} is not a URL or a path of the site")
         return Image(urljoin(site.url, str(own).lstrip("/")))
     if cards is not None:
         name = urlsplit(canonical).path.removeprefix(urlsplit(site.url).path).strip("/").replace("/", "-")

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from urllib.parse import urljoin, urlsplit
 
+from perfblog.core import urls as url_syntax
 from perfblog.core.conventions import PLACEHOLDERS
 from perfblog.core.slug import slugify
 from perfblog.seo import text
@@ -112,6 +113,7 @@ class PageFacts:
     anchors: list[tuple[str | None, str]] = field(default_factory=list)  # every <a href>: (href, text)
     content_links: list[str] = field(default_factory=list)  # hrefs inside the article body
     authored_links: list[str] = field(default_factory=list)  # content_links minus list entries (excerpts)
+    unparsable: list[tuple[str, str]] = field(default_factory=list)  # (where, URL) urllib cannot split
     body: str = ""  # article text, code and navigation removed
     intro: str = ""  # the opening: the first paragraph, and more up to a tenth of the paragraphs' text
     tokens: text.Tokens | None = None  # the body segmented (posts only: segmenting is the costly part)
@@ -455,7 +457,12 @@ def check_description(p: PageFacts) -> Iterator[Finding]:
 @RULES.check(CANONICAL_MISSING, CANONICAL_NOT_ABSOLUTE)
 def check_canonical(p: PageFacts) -> Iterator[Finding]:
     if p.canonical is None:
-        yield CANONICAL_MISSING.at(p.page, 'no <link rel="canonical">', "没有规范链接（canonical）")
+        bad = next((url for where, url in p.unparsable if where == "canonical"), None)
+        if bad is not None:  # dropped by the audit's reader: no rule can split it
+            yield CANONICAL_NOT_ABSOLUTE.at(p.page, f"canonical {bad!r} is not a URL",
+                                            f"规范链接 {bad!r} 不是合法的地址")
+        else:
+            yield CANONICAL_MISSING.at(p.page, 'no <link rel="canonical">', "没有规范链接（canonical）")
         return
     parts = urlsplit(p.canonical)
     if parts.scheme not in ("http", "https") or not parts.netloc:
@@ -539,6 +546,10 @@ def check_anchors(p: PageFacts) -> Iterator[Finding]:
             yield LINK_EMPTY_HREF.at(
                 p.page, f"link {label[:40]!r} has href {href!r}, which crawlers cannot follow",
                                      f"链接「{label[:40]}」的地址是 {href!r}，爬虫无法跟随")
+        elif not url_syntax.parses(target):
+            yield LINK_EMPTY_HREF.at(
+                p.page, f"link {label[:40]!r} has href {href!r}, which is not a URL",
+                f"链接「{label[:40]}」的地址 {href!r} 不是合法的地址")
         elif _generic(label):
             yield LINK_TEXT_GENERIC.at(p.page, f"link text {label!r} says nothing about {target[:60]!r}",
                                        f"链接文字「{label}」没有说出 {target[:60]!r} 是什么")
@@ -602,6 +613,10 @@ def _has(item: object, path: str) -> bool:
 @RULES.check(HREFLANG_INVALID, HREFLANG_MISSING)
 def check_hreflang(p: PageFacts) -> Iterator[Finding]:
     """Each hreflang link names a language tag and an absolute URL; the page lists itself among them."""
+    for where, href in p.unparsable:
+        if where == "hreflang":
+            yield HREFLANG_INVALID.at(p.page, f"an hreflang link names {href!r}, which is not a URL",
+                                      f"hreflang 链接指向 {href!r}，不是合法的地址")
     if not p.hreflang:
         return
     urls: dict[str, set[str]] = {}
