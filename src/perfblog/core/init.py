@@ -10,14 +10,20 @@ is there: nothing is ever overwritten.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
+import secrets
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, distribution, entry_points
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from perfblog.core import conventions, project
+import yaml
+
+from perfblog.core import conventions, escape, project
 from perfblog.core.errors import BlogError
 from perfblog.core.fsio import atomic_write, display_path
 
@@ -51,7 +57,13 @@ Contribution = Callable[[project.Layout, NewSite], list[Path]]
 
 
 def create(folder: Path, site: NewSite) -> list[Path]:
-    """Write a new blog into ``folder`` (made if missing, refused unless empty); the files written."""
+    """Write a new blog into ``folder`` (made if missing, refused unless empty); the files written.
+
+    The name and address are data: checked, quoted in mkdocs.yml (read back and compared before MkDocs
+    loads it, since MkDocs' loader runs ``!!python`` tags) and escaped in Markdown. Everything is
+    written into a temporary folder (beside ``folder``, or inside it when it is an empty folder already)
+    and moved into place once whole, so a failure leaves nothing behind and a retry starts afresh.
+    """
     if folder.exists() and not folder.is_dir():
         raise InitError(f"{folder} is a file, not a folder")
     present = sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
@@ -59,25 +71,147 @@ def create(folder: Path, site: NewSite) -> list[Path]:
         shown = ", ".join(present[:8]) + (f" and {len(present) - 8} more" if len(present) > 8 else "")
         raise InitError(f"{folder} is not empty (it holds {shown}); `blog init` starts a blog in an empty "
                         f"or new folder and never overwrites anything")
-    if urlsplit(site.url).scheme not in ("http", "https") or not urlsplit(site.url).hostname:
-        raise InitError(f"--url {site.url!r}: give the site's full address, e.g. https://blog.example.com/")
+    site = NewSite(name=checked_name(site.name), url=checked_url(site.url), language=site.language)
+    target = Path(os.path.abspath(folder))
+    made_parents = [p for p in (target.parent, *target.parent.parents) if not p.exists()]  # deepest first
+    staging: Path | None = None
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging = _staging_folder(target if target.is_dir() else target.parent, target.name)
+        written = _write(staging, site)
+        _move_into_place(staging, target)
+    except BaseException as exc:
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+        for parent in made_parents:
+            with contextlib.suppress(OSError):
+                parent.rmdir()
+        if isinstance(exc, OSError):
+            raise InitError(f"cannot write the new blog into {folder}: {exc}; nothing was written") from exc
+        raise
+    return [folder / path for path in written]
+
+
+def checked_name(name: str) -> str:
+    """The site's name, refused when empty or when it holds a character no one-line name has."""
+    if not name.strip():
+        raise InitError("--name is empty")
+    char = escape.unprintable(name)
+    if char is not None:
+        raise InitError(f"--name {name!r}: a site's name is one line of text, without {char!r}")
+    return name
+
+
+#: Characters that no URL holds as they are (RFC 3986), besides spaces and control characters.
+_NOT_IN_URLS = set('<>"`{}|\\^')
+
+
+def checked_url(url: str) -> str:
+    """``site_url`` with its trailing slash, refused unless it is a plain http(s) address of a host:
+    no spaces or control characters, no user name or password, no ``?query`` or ``#fragment``."""
+    again = "give the site's full address, e.g. https://blog.example.com/"
+    bad = escape.unprintable(url) or next((c for c in url if c.isspace() or c in _NOT_IN_URLS), None)
+    if bad is not None:
+        raise InitError(f"--url {url!r}: an address holds no {bad!r}; {again}")
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 -- raises ValueError on a port that is no number
+    except ValueError as exc:
+        raise InitError(f"--url {url!r}: not an address ({exc}); {again}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise InitError(f"--url {url!r}: {again}")
+    if parts.username is not None or parts.password is not None:
+        raise InitError(f"--url {url!r}: a site's address holds no user name or password; {again}")
+    if "?" in url or "#" in url:
+        raise InitError(f"--url {url!r}: a site's address has no ?query or #fragment; {again}")
+    return project.normalise_url(url) or url
+
+
+def _staging_folder(where: Path, name: str) -> Path:
+    """A new, empty folder in ``where`` (the target's file system: moving it into place is a rename)."""
+    for _ in range(100):
+        staging = where / f".{name}.init-{secrets.token_hex(4)}"
+        try:
+            staging.mkdir()  # as mkdir makes any folder (the umask applies), unlike mkdtemp's 0700
+            return staging
+        except FileExistsError:
+            continue
+    raise InitError(f"cannot make a temporary folder in {where}")
+
+
+def _write(root: Path, site: NewSite) -> list[Path]:
+    """The new blog's files in ``root``, the config checked before it is loaded; paths relative to root."""
     texts = {
-        "mkdocs.yml": _MKDOCS.format(name=json.dumps(site.name, ensure_ascii=False),
-                                     url=project.normalise_url(site.url), language=site.language),
-        "posts/index.md": _HOME[site.words].format(name=site.name),
+        "mkdocs.yml": _MKDOCS.format(name=_quoted(site.name), url=_quoted(site.url),
+                                     language=_quoted(site.language)),
+        "posts/index.md": _HOME[site.words].format(name=escape.markdown_text(site.name)),
         ".gitignore": _GITIGNORE,
         "Makefile": _MAKEFILE,
         "requirements.txt": _requirements(),
         WORKFLOW: _WORKFLOW,
     }
-    written = []
     for name, text in texts.items():
-        atomic_write(folder / name, text.encode("utf-8"))
-        written.append(folder / name)
-    layout = project.load(folder / "mkdocs.yml").layout  # as every command and plugin will see it
+        atomic_write(root / name, text.encode("utf-8"))
+    _read_back(root / "mkdocs.yml", site)
+    layout = project.load(root / "mkdocs.yml").layout  # as every command and plugin will see it
+    written = [Path(name) for name in texts]
     for contribute in contributions():
-        written += contribute(layout, site)
+        written += [Path(os.path.relpath(path, layout.root)) for path in contribute(layout, site)]
     return written
+
+
+def _quoted(value: str) -> str:
+    """A YAML scalar that reads back as ``value`` and nothing else: JSON's double-quoted string."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+class _ReadBack(yaml.SafeLoader):
+    """YAML's safe loader, taking the template's ``!!python/name:`` tags as text (nothing is imported);
+    any other ``!!python`` tag is an error."""
+
+
+_ReadBack.add_multi_constructor("tag:yaml.org,2002:python/name:",
+                                lambda loader, suffix, node: f"!!python/name:{suffix}")
+
+
+def _read_back(path: Path, site: NewSite) -> None:
+    """mkdocs.yml as written must say exactly what the template says with the author's three values."""
+    meant = yaml.load(_MKDOCS.format(name='""', url='""', language='""'), Loader=_ReadBack)
+    meant["site_name"], meant["site_url"] = site.name, site.url
+    meant["theme"]["language"] = site.language
+    try:
+        written = yaml.load(path.read_text(encoding="utf-8"), Loader=_ReadBack)
+    except yaml.YAMLError as exc:
+        detail = " ".join(str(exc).split())
+        raise InitError(f"{path.name} does not read back as written ({detail}); nothing was written") \
+            from None
+    if written != meant:
+        found = written if isinstance(written, dict) else {}
+        differ = [str(k) for k in sorted(set(meant) | set(found), key=str) if meant.get(k) != found.get(k)]
+        raise InitError(f"{path.name} does not read back as written (it differs in {', '.join(differ)}); "
+                        f"nothing was written")
+
+
+def _move_into_place(staging: Path, target: Path) -> None:
+    """``staging`` becomes ``target``: one rename, or, when ``target`` is an empty folder (perhaps the
+    shell's working folder) that holds ``staging``, its entries moved up one by one and taken back if
+    one cannot be."""
+    if not target.is_dir():
+        os.rename(staging, target)  # fails if something appeared there since
+        return
+    moved: list[str] = []
+    try:
+        for entry in sorted(staging.iterdir()):
+            if os.path.lexists(target / entry.name):
+                raise FileExistsError(f"{target / entry.name} appeared while the blog was written")
+            os.rename(entry, target / entry.name)
+            moved.append(entry.name)
+    except OSError:
+        for name in moved:
+            with contextlib.suppress(OSError):
+                os.rename(target / name, staging / name)
+        raise
+    staging.rmdir()
 
 
 def contributions() -> list[Contribution]:
@@ -118,8 +252,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     site = NewSite(name=" ".join(args.name.split()), url=args.url, language=args.language)
-    if not site.name:
-        raise InitError("--name is empty")
     written = create(args.folder, site)
     for path in written:
         print(f"created {display_path(path)}")

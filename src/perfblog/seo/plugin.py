@@ -22,6 +22,7 @@ from mkdocs.utils import get_relative_url
 from perfblog.core import project, slug, timebound
 from perfblog.core.cache import Cache
 from perfblog.core.errors import BlogError, ProjectError
+from perfblog.core.escape import html_text
 from perfblog.core.fsio import atomic_write
 from perfblog.core.posts import check_sources
 from perfblog.seo import (
@@ -135,8 +136,10 @@ class SeoPlugin(BasePlugin[SeoConfig]):
     @event_priority(-100)  # after Material's blog plugin has registered its `date` filter
     def on_env(self, env: Any, config: MkDocsConfig, files: Files) -> Any:
         """Every page's front matter is read by now: group the translations before any page renders,
-        and make front-matter titles HTML text before the theme or search prints any."""
+        and make front-matter titles HTML text before the theme or search prints any; the site's name
+        too (Material prints it unescaped in an `aria-label`), once every `on_config` has read it raw."""
         pages.escape_titles(f.page for f in files.documentation_pages() if f.page is not None)
+        config.site_name = html_text(config.site_name)
         blog = project.material_plugin_config(config, "blog")
         if self.material and blog is not None and "date" in env.filters:
             env.filters["date"] = languages.dates_in_page_language(env.filters["date"], self.site.lang,
