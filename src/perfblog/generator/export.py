@@ -202,13 +202,14 @@ class MarkdownEmbeds(Embeds):
 
 
 def _footer(res: Resolved, what: str) -> str:
-    """The provenance line every block embed ends with, as on the page (a stale mark when stale)."""
+    """The provenance line every block embed ends with, as on the page (a stale mark when stale); what
+    the result file says (device, CPU, versions) and why it is stale are inert text, never markup."""
     result = res.status.result
     if result is None:
         raise ExportError(f"snippet {res.snippet.stem}: no stored result to export")
     lead = f"{what} · "
-    stale = f"stale ({res.status.why}) · " if res.status.state == "stale" else ""
-    return f"*{stale}{lead}{render.provenance_line(result)}*"
+    stale = f"stale ({inert(res.status.why)}) · " if res.status.state == "stale" else ""
+    return f"*{stale}{lead}{inert(render.provenance_line(result))}*"
 
 
 def _block(body: str, foot: str) -> str:
@@ -218,12 +219,18 @@ def _block(body: str, foot: str) -> str:
 # --- the post -----------------------------------------------------------------------------------------------
 
 
+#: Characters a glob pattern acts on: a post is named, never matched.
+GLOB = frozenset("*?[]")
+
+
 def find_post(project: Project, name: str) -> Path:
-    """A post by its file stem (``torch-compile-fullgraph``) or its path."""
+    """A post by its file stem (``torch-compile-fullgraph``) or its path; never a pattern."""
+    if GLOB & set(name):
+        raise ExportError(f"POST {name!r}: give one post's file stem or path, without any of * ? [ ]")
     given = Path(name)
     if given.suffix == ".md" and given.is_file():
         return given.resolve()
-    found = sorted(project.layout.posts_dir.rglob(f"{given.stem}.md"))
+    found = sorted(p for p in project.layout.posts_dir.rglob("*.md") if p.name == f"{given.stem}.md")
     if not found:
         raise ExportError(f"no post {name!r} in {project.layout.posts_dir} (give its file stem or path)")
     return found[0]
@@ -339,7 +346,8 @@ def compose(body: str, meta: Mapping[str, Any], target: Target, *, title: str, u
             site: Project) -> str:
     """The exported file: kept front matter, the origin line first or last, the body; tidy blank lines."""
     site_name = str(getattr(site.config, "site_name", "") or "")
-    origin = target.origin.format(title=title, url=url, site=site_name)
+    # The title is text in the link's text: `x](https://evil.example/) [y` must not move the link.
+    origin = target.origin.format(title=inert(title), url=url, site=inert(site_name))
     parts = []
     kept = {key: _plain(meta[key]) for key in target.front_matter if key in meta}
     if target.front_matter:
