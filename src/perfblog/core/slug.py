@@ -95,7 +95,7 @@ class _Spellings:
             return
         stored = data.get("words")
         for title, words in stored.items() if isinstance(stored, dict) else ():
-            if isinstance(words, list) and all(isinstance(w, str) for w in words):
+            if isinstance(words, list) and all(isinstance(w, str) and _WORD.fullmatch(w) for w in words):
                 self.words.setdefault(title, words)
 
     def save(self) -> None:
