@@ -30,6 +30,9 @@ URL = "https://blog.example.com/notes/dao-chu-shi-ce/"
 CPU = '<img src=x onerror="alert(1)"> AMD EPYC'
 TORCH = "2.13.0 <script>alert(2)</script> [x](https://evil.example/) *y* _z_ `w`"
 TITLE = "x](https://evil.example/) 导出实测 [y"
+#: A verdict's labels as a result records them: a `code` span, markup, a line that starts an HTML block.
+CANDIDATE = "`compiled` <img src=x onerror=alert(3)> [z](https://evil.example/)"
+BASELINE = "`eager\n<script>alert(4)</script>`"
 
 
 @pytest.fixture(scope="module")
@@ -38,13 +41,18 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("hostile-export")
     shutil.copytree(FIXTURE, root, dirs_exist_ok=True, ignore=shutil.ignore_patterns("golden", "site"))
     stored = root / "snippets" / "_results" / "timing" / "cpu-x86_64.json"
-    document = json.loads(stored.read_text(encoding="utf-8"))
+    document = result.migrate(json.loads(stored.read_text(encoding="utf-8")))
     document["provenance"].update(cpu=CPU, torch=TORCH)
+    document["verdicts"]["hostile"] = {
+        "kind": "verdict", "name": "hostile", "candidate": CANDIDATE, "baseline": BASELINE, "ratio": 3.1,
+        "low": 2.9, "high": 3.3, "confidence": 0.95, "delta": 0.05, "blocks": 20, "verdict": "faster",
+        "expected": None, "noise": [], "device": "cpu", "line": 3, "cell": "record"}
     document["digest"] = result.digest(document)
     stored.write_text(json.dumps(document, ensure_ascii=False, indent=1), encoding="utf-8")
     post = root / "posts" / "posts" / "measured.md"
     text = post.read_text(encoding="utf-8")
-    post.write_text(text.replace("title: 导出实测：表格、代码与数值", f"title: '{TITLE}'"), encoding="utf-8")
+    text = text.replace("title: 导出实测：表格、代码与数值", f"title: '{TITLE}'")
+    post.write_text(f'{text}\n结论：<%= verdict("timing", "hostile") %>。\n', encoding="utf-8")
     built = subprocess.run([sys.executable, "-m", "mkdocs", "build", "-f", str(root / "mkdocs.yml")],
                            capture_output=True, text=True, timeout=300,
                            env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
@@ -89,3 +97,12 @@ def test_a_glob_pattern_is_refused_in_one_line_and_nothing_is_written(
     err = capsys.readouterr().err
     assert err.startswith("blog: error: POST ") and err.count("\n") == 1, err
     assert not (site / ".blog" / "export").exists()
+
+
+def test_verdict_labels_a_result_recorded_are_code_and_text(site: Path, tmp_path: Path) -> None:
+    page = rendered(exported(site, tmp_path, "markdown"))
+    (clause,) = [p for p in page.xpath("//p") if p.text_content().startswith("结论：")]
+    codes = [code.text_content() for code in clause.xpath("code")]
+    assert codes == ["compiled", "eager <script>alert(4)</script>"]
+    assert "<img src=x onerror=alert(3)> [z](https://evil.example/)" in clause.text_content()
+    assert not page.xpath("//script | //img[@onerror] | //a[contains(@href, 'evil')]")

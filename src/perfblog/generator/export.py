@@ -180,7 +180,7 @@ class MarkdownEmbeds(Embeds):
         res, rec = self._judged(snippet, name, expect)
         if rec is None:
             raise ExportError(f"verdict {res.snippet.stem} · {name}: no stored result to export")
-        text = self._clause(rec, subject, baseline, lambda label: label)  # the post's own Markdown
+        text = self._clause(rec, subject, baseline, _label)
         return f"{text} (stale)" if res.status.state == "stale" else text
 
     def provenance(self, snippet: str) -> str:
@@ -210,6 +210,13 @@ def _footer(res: Resolved, what: str) -> str:
     lead = f"{what} · "
     stale = f"stale ({inert(res.status.why)}) · " if res.status.state == "stale" else ""
     return f"*{stale}{lead}{inert(render.provenance_line(result))}*"
+
+
+def _label(text: str) -> str:
+    """A verdict's label with its `code` spans as Markdown: the post's, or the names the result recorded
+    when the post gives none, so the spans stay code on one line and the rest is inert text."""
+    return "".join(f"`{' '.join(part.split())}`" if i % 2 else inert(part)
+                   for i, part in enumerate(text.split("`")))
 
 
 def _block(body: str, foot: str) -> str:
