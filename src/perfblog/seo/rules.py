@@ -331,7 +331,8 @@ SITEMAP_URL_NOT_BUILT = _rule(
 CONTENT_NEAR_DUPLICATE = _rule(
     "content-near-duplicate", WARNING, _INDEXABLE, Topic.OTHER,
     "another indexable page has nearly the same text (MinHash estimate of shared 5-character shingles "
-    "≥ 0.85), such as a date archive repeating the home page",
+    "≥ 0.85; pages of at least 60 characters of prose), such as a date archive repeating the home page; "
+    "every copy is reported, however many there are",
     "merge the pages, or mark one `noindex, follow` (the seo plugin does for date archives)")
 LANG_MISSING = _rule(
     "lang-missing", ERROR, _PAGE, Topic.OTHER, "`<html>` has no `lang` attribute",

@@ -31,11 +31,15 @@ _PLACEHOLDER_ROOT = "https://site.invalid/"  # a site without canonical URLs: on
 
 # Near-duplicates: the text as overlapping 5-character shingles (words without a segmenter, for any
 # language), each page sketched by its SKETCH smallest shingle hashes (bottom-k MinHash). Pages sharing
-# at least a quarter of their sketches are compared; a sketch value held by more than COMMON pages is
-# boilerplate, and is not looked up (so one shared sentence never makes every pair a candidate).
+# at least a quarter of the smaller sketch are compared; a sketch value held by more than COMMON texts is
+# boilerplate, and is not looked up (so one shared sentence never makes every pair a candidate). Pages
+# with the same sketch are one text to the index (any number of copies costs one entry) and each is
+# reported with its copies; a page needs NEAR_MIN_CHARS of prose to be compared (a stub is no duplicate).
 SHINGLE = 5
 SKETCH = 256
 COMMON = 64
+NEAR_MIN_CHARS = 60
+LISTED = 5  # twins a finding names; the rest are counted
 NEAR_DUPLICATE = 0.85  # estimated Jaccard similarity of two pages' shingles that makes them near-duplicates
 
 
@@ -97,7 +101,7 @@ class SiteIndex:
     @staticmethod
     def entry(facts: PageFacts) -> tuple[IndexedPage, frozenset[str]]:
         """What the index keeps of a page: its `IndexedPage` and the ids its #fragments may name."""
-        indexable = not facts.noindex and rules.prose_chars(facts) >= rules.PAGE_MIN_CHARS
+        indexable = not facts.noindex and rules.prose_chars(facts) >= NEAR_MIN_CHARS
         page = IndexedPage(
             facts.page, facts.canonical, facts.noindex, (*facts.content_links, *facts.fragments),
             tuple(facts.resources), facts.size,
@@ -201,30 +205,51 @@ class SiteIndex:
                 f"连同它加载的 {len(loaded)} 个本地文件共 {total / 1e6:.2f} MB（超过 {budget:g} MB）")
 
     def _near_duplicates(self) -> Iterator[Finding]:
+        """Linear in the pages: copies share one entry of the inverted index, and a finding names at most
+        LISTED twins (2,000 copies of a post are 2,000 findings of one line each, not 4 million pairs)."""
         sketched = [page for page in self._pages if page.sketch is not None and page.sketch.size]
-        values = [frozenset(page.sketch.tolist()) for page in sketched]
+        copies: dict[bytes, list[int]] = defaultdict(list)  # the same sketch: the same text, to the index
+        for number, page in enumerate(sketched):
+            copies[page.sketch.tobytes()].append(number)
+        groups = list(copies.values())
+        values = [frozenset(sketched[group[0]].sketch.tolist()) for group in groups]
         postings: dict[int, list[int]] = defaultdict(list)
         for number, held in enumerate(values):
             for value in held:
                 postings[value].append(number)
         shared: Counter[tuple[int, int]] = Counter()
         for holders in postings.values():
-            if 1 < len(holders) <= COMMON:  # most values are one page's alone
+            if 1 < len(holders) <= COMMON:  # most values are one text's alone
                 shared.update(itertools.combinations(holders, 2))
         twins: dict[int, list[tuple[int, float]]] = defaultdict(list)
         for (a, b), count in shared.items():
-            score = similarity(values[a], values[b]) if count * 4 >= SKETCH else 0.0
+            least = min(len(values[a]), len(values[b]))
+            score = similarity(values[a], values[b]) if count * 4 >= least else 0.0
             if score >= NEAR_DUPLICATE:
                 twins[a].append((b, score))
                 twins[b].append((a, score))
-        for number, others in sorted(twins.items()):
-            page = sketched[number]
-            listed = ", ".join(f"{sketched[o].rel} ({score:.2f})" for o, score in sorted(others))
-            archive = _is_archive(page.rel)
-            advice = " (a date archive: let it say noindex, follow)" if archive else ""
-            zh_advice = "（这是日期归档页：让它声明 noindex, follow）" if archive else ""
-            yield rules.CONTENT_NEAR_DUPLICATE.at(page.rel, f"its text is that of {listed}{advice}",
-                                                  f"正文与 {listed} 几乎相同{zh_advice}")
+        for text_number, group in enumerate(groups):
+            near = sorted(twins.get(text_number, ()))
+            if len(group) == 1 and not near:
+                continue
+            total = len(group) - 1 + sum(len(groups[o]) for o, _ in near)
+            for number in group:
+                others = itertools.chain(((o, 1.0) for o in group if o != number),
+                                         ((o, score) for t, score in near for o in groups[t]))
+                named = list(itertools.islice(others, LISTED))
+                yield self._near_duplicate(sketched, number, named, total - len(named))
+
+    @staticmethod
+    def _near_duplicate(sketched: list[IndexedPage], number: int, named: list[tuple[int, float]],
+                        more: int) -> Finding:
+        page = sketched[number]
+        listed = ", ".join(f"{sketched[o].rel} ({score:.2f})" for o, score in named)
+        extra, zh_extra = (f" and {more} more page(s)", f" 等另外 {more} 个页面") if more else ("", "")
+        archive = _is_archive(page.rel)
+        advice = " (a date archive: let it say noindex, follow)" if archive else ""
+        zh_advice = "（这是日期归档页：让它声明 noindex, follow）" if archive else ""
+        return rules.CONTENT_NEAR_DUPLICATE.at(page.rel, f"its text is that of {listed}{extra}{advice}",
+                                               f"正文与 {listed}{zh_extra} 几乎相同{zh_advice}")
 
 
 @lru_cache(maxsize=1 << 16)  # every page repeats the navigation's links
