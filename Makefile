@@ -10,13 +10,29 @@ STAMP := $(VENV)/.installed
 # Material 9.7+ prints an end-of-life banner on every build; it says nothing about this site.
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: site test check docs serve clean browser fonts
+.PHONY: site test test-oldest check docs serve clean browser fonts
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml requirements.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[torch,test,google,examples,cluster]'
+	$(BIN)/pip install -q -r requirements.txt -e '.[torch,test,google,examples,cluster]'
 	touch $(STAMP)
+
+# The other end of the package's ranges: the oldest MkDocs and Material it supports
+# (constraints/oldest.txt), in a virtual environment of its own, running the tests that build sites.
+OLDEST := .venv-oldest
+OLDEST_STAMP := $(OLDEST)/.installed
+OLDEST_TESTS := mkdocs and not (kernel or browser or torch or cluster)
+
+$(OLDEST_STAMP): pyproject.toml constraints/oldest.txt
+	$(PYTHON) -m venv $(OLDEST)
+	$(OLDEST)/bin/pip install -q --upgrade pip
+	$(OLDEST)/bin/pip install -q -c constraints/oldest.txt -e '.[test]'
+	touch $(OLDEST_STAMP)
+
+test-oldest: $(OLDEST_STAMP) fonts
+	$(OLDEST)/bin/python -c 'import mkdocs, material; print("oldest lane: mkdocs", mkdocs.__version__, "material", material.__version__)'
+	$(OLDEST)/bin/pytest -q -p no:cacheprovider -m "$(OLDEST_TESTS)"
 
 site: $(STAMP) fonts
 	$(BIN)/mkdocs build --strict
@@ -71,4 +87,4 @@ docs: $(STAMP)
 	$(BIN)/python tests/seo_corpus.py --write   # builds and audits the OI-wiki corpus: a minute
 
 clean:
-	rm -rf $(VENV) site
+	rm -rf $(VENV) $(OLDEST) site

@@ -5,6 +5,7 @@ dependencies as configured on this machine (its local wheel mirrors first)."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -110,3 +111,17 @@ def test_a_bare_material_site_builds_strict_with_both_plugins_from_the_installed
     no_torch = subprocess.run([str(venv / "bin/python"), "-c", "import torch"], capture_output=True,
                               timeout=60)
     assert no_torch.returncode != 0  # the site built without it
+
+
+def test_the_package_resolves_beside_a_blog_that_pins_an_older_mkdocs(wheel: Path, tmp_path: Path) -> None:
+    """Its dependencies are ranges: pip finds a set beside a blog's own `mkdocs==1.5.3` pin (whose sites
+    the oldest-versions lane, `make test-oldest`, builds) instead of ResolutionImpossible."""
+    pins = tmp_path / "requirements.txt"
+    pins.write_text("mkdocs==1.5.3\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "-q",
+                           "--report", str(tmp_path / "report.json"), "-r", str(pins), str(wheel)],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    chosen = {item["metadata"]["name"].lower(): item["metadata"]["version"]
+              for item in json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))["install"]}
+    assert chosen["mkdocs"] == "1.5.3" and "mkdocs-material" in chosen and "perfblog" in chosen
