@@ -17,7 +17,7 @@ import pytest
 
 from perfblog.generator import build, render, resolve, sandbox, sanitize, snippet
 from perfblog.generator.errors import EmbedError
-from perfblog.generator.result import Result
+from perfblog.generator.result import Result, image_name
 
 #: The example site's extensions (mkdocs.yml), plus magiclink, which links bare URLs.
 EXTENSIONS = ["admonition", "attr_list", "md_in_html", "tables", "toc", "pymdownx.highlight",
@@ -244,10 +244,11 @@ def test_svg_display_is_published_without_scripts(tmp_path: Path) -> None:
                b'<foreignObject><iframe xmlns="http://www.w3.org/1999/xhtml" src="https://evil"/></foreignObject>'
                b'<circle r="3" fill="url(#g)" style="fill:url(https://evil/x)"/><set attributeName="href" '
                b'to="javascript:alert(4)"/><path d="M0 0L1 1" stroke="#000"/></svg>')
-    (files / "0123456789abcdef.svg").write_bytes(hostile)
+    svg_name = image_name(hostile, "svg")
+    (files / svg_name).write_bytes(hostile)
     (files / "0123456789abcdee.png").symlink_to("/etc/passwd")  # a result cannot publish machine files
-    build.publish_images(files, tmp_path / "site")
-    published = (tmp_path / "site" / "0123456789abcdef.svg").read_bytes()
+    build.publish_images(files, tmp_path / "site", {svg_name, "0123456789abcdee.png"})
+    published = (tmp_path / "site" / svg_name).read_bytes()
     for bad in (b"script", b"onload", b"javascript", b"foreignObject", b"evil", b"<set"):
         assert bad not in published
     assert b"<path" in published and b'fill="url(#g)"' in published
@@ -327,6 +328,8 @@ def assert_allowed(html: str, context: str) -> None:
                 assert props <= sanitize.STYLE_PROPERTIES and "url(" not in value, (context, value)
             if name == "id" and element in shown:
                 assert value.startswith(sanitize.ID_PREFIX), (context, value)
+            if name == "class" and element in shown:
+                assert set(value.split()) <= sanitize.CLASSES.get(element.tag, set()), (context, value)
 
 
 @pytest.mark.fuzz

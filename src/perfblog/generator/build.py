@@ -10,7 +10,7 @@ import hashlib
 import logging
 import re
 import shutil
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,7 @@ from perfblog.generator.engine import Engine
 from perfblog.generator.errors import GeneratorError
 from perfblog.generator.report import BuildReport, Entry
 from perfblog.generator.resolve import Status
-from perfblog.generator.result import IMAGE_NAME, ChartRecord, ValueRecord
+from perfblog.generator.result import IMAGE_NAME, ChartRecord, ValueRecord, image_matches
 
 log = logging.getLogger("mkdocs.plugins.snippets")
 
@@ -179,7 +179,8 @@ class Build:
                 continue
             source = self.engine.store.files_dir(resolved.snippet.stem, resolved.status.device_class)
             if source.is_dir():
-                publish_images(source, site_dir / "_snippets" / resolved.snippet.stem / source.name)
+                publish_images(source, site_dir / "_snippets" / resolved.snippet.stem / source.name,
+                               result.images)
         for name, blob in self.renderer.media.files.items():
             atomic_write(site_dir / sanitize.Media.FOLDER / name, blob)
         shutil.copyfile(Path(__file__).with_name("snippets.css"), _mkdir(site_dir / STYLESHEET))
@@ -222,14 +223,22 @@ class Build:
             return str(path)
 
 
-def publish_images(source: Path, target: Path) -> None:
-    """Copy a result's images into the site: regular files with content-addressed names only (never a
-    symlink, which could publish any file of the build machine), SVG files cleaned of scripts."""
+def publish_images(source: Path, target: Path, names: Collection[str]) -> None:
+    """Copy a result's images into the site: only the files it ``names``, each a regular file (never a
+    symlink, which could publish any file of the build machine) whose bytes hash to its name (a swapped
+    file is not the image `blog run` recorded); SVG files cleaned of scripts."""
     for path in sorted(source.iterdir()):
+        if path.name not in names:
+            log.warning("snippets: %s is not an image its result shows; it is not published", path)
+            continue
         if path.is_symlink() or not path.is_file() or not IMAGE_NAME.fullmatch(path.name):
             log.warning("snippets: %s is not a result image; it is not published", path)
             continue
         data = path.read_bytes()
+        if not image_matches(path.name, data):
+            log.warning("snippets: %s does not hash to its name (changed after `blog run` wrote it); it is "
+                        "not published", path)
+            continue
         if path.suffix == ".svg":
             cleaned = sanitize.svg(data)
             if cleaned is None:

@@ -7,6 +7,15 @@ pymdownx.arithmatex in ``generic`` mode (``$…$``, ``$$…$$``), and from a sni
 ``tex-chtml`` component; the component, the TeX extensions it loads on demand and its web fonts are
 copied into the site from the ``mathjax`` package (django-static-mathjax, MathJax 3 with no Django
 dependency) when a built page needed them.
+
+Math is typeset from text a result file chose (a ``text/latex`` output), so MathJax runs in its safe
+configuration (see docs/security.md): MathJax's ``ui/safe`` component filters every attribute of the typeset
+math (links only to ``http(s):``, ``mailto:`` or ``#fragment``, with the tab or newline a browser drops
+removed before the check; classes and ids only MathJax's own ``mjx-`` ones; a few inline CSS properties,
+none that positions or moves an element), and the TeX ``html`` extension (``\\href``, ``\\style``,
+``\\class``, ``\\cssId``) is off for every formula: neither autoloaded nor allowed to ``\\require``. It is
+off for the post's own math too, because a page's formulas share one table of TeX macros: a ``\\def`` in a
+result's formula would otherwise reach the ``html`` macros through the post's formulas that follow.
 """
 
 from __future__ import annotations
@@ -18,14 +27,36 @@ from pathlib import Path
 
 #: Where MathJax goes in the site.
 FOLDER = "_snippets/mathjax"
-#: What a page with math needs of MathJax's ``es5`` folder: the component, its fonts, its extensions.
-_PARTS = ("tex-chtml.js", "output/chtml/fonts/woff-v2", "input/tex/extensions")
+#: What a page with math needs of MathJax's ``es5`` folder: the component, its fonts, its extensions, the
+#: safe component.
+_PARTS = ("tex-chtml.js", "output/chtml/fonts/woff-v2", "input/tex/extensions", "ui/safe.js")
 #: MathJax's configuration: only ``.arithmatex`` elements, the delimiters arithmatex writes, no menu (its
-#: accessibility extensions would load files this site does not publish).
+#: accessibility extensions would load files this site does not publish); the safe component and its
+#: options, no TeX ``html`` extension, and a stricter link check than the safe component's own (which
+#: reads ``java<TAB>script:`` as a relative URL that the browser then runs).
 CONFIG = """window.MathJax = {
+  loader: {load: ["ui/safe"]},
   tex: {inlineMath: [["\\\\(", "\\\\)"]], displayMath: [["\\\\[", "\\\\]"]], processEscapes: true,
-        processEnvironments: true},
-  options: {ignoreHtmlClass: ".*|", processHtmlClass: "arithmatex", enableMenu: false}
+        processEnvironments: true, autoload: {html: []}, require: {allow: {html: false}}},
+  options: {
+    ignoreHtmlClass: ".*|", processHtmlClass: "arithmatex", enableMenu: false,
+    safeOptions: {
+      allow: {URLs: "safe", classes: "safe", cssIDs: "safe", styles: "safe"},
+      safeProtocols: {http: true, https: true, mailto: true, file: false, javascript: false, data: false},
+      safeStyles: {margin: false}
+    }
+  },
+  startup: {
+    ready() {
+      const methods = MathJax._.ui.safe.SafeMethods.SafeMethods;
+      methods.filterURL = (safe, url) => {
+        const clean = String(url).replace(/[\\t\\n\\r]/g, "").replace(/^[\\x00-\\x20]+|[\\x00-\\x20]+$/g, "");
+        if (safe.allow.URLs === "all") return clean;
+        return safe.allow.URLs === "safe" && /^(#|(https?|mailto):)/i.test(clean) ? clean : null;
+      };
+      MathJax.startup.defaultReady();
+    }
+  }
 };
 """
 _MARK = "arithmatex"

@@ -50,12 +50,17 @@ def mode(configured: str = Mode.AUTO, env: Mapping[str, str] | None = None) -> M
 
 #: Why a result whose digest does not match its content is never fresh.
 EDITED = "its result file was edited after `blog run` wrote it (the digest does not match)"
+#: Why a result whose image files are missing, or are not the images it names, is never fresh.
+DAMAGED = ("its image files {names} were changed or removed after `blog run` wrote them (missing, or their "
+           "bytes do not match the hash in their name)")
 
 
 def stale_reasons(snippet: Snippet, result: Result) -> list[str]:
     """Why ``result`` no longer matches the snippet's code (or was edited since); empty when it is fresh."""
     if not result.intact:
         return [EDITED]
+    if result.damaged:
+        return [DAMAGED.format(names=", ".join(result.damaged))]
     if result.key == snippet.key:
         return []
     hashes = result.hashes

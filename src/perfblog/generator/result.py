@@ -160,6 +160,17 @@ IMAGES = {m.name: m.ext for m in MIMES if m.ext}
 IMAGE_NAME = re.compile(rf"[0-9a-f]{{16}}\.(?:{'|'.join(IMAGES.values())})")
 
 
+def image_name(blob: bytes, ext: str) -> str:
+    """The name an image file gets: the first 64 bits of its SHA-256, so its name is its content."""
+    return f"{hashlib.sha256(blob).hexdigest()[:16]}.{ext}"
+
+
+def image_matches(name: str, blob: bytes) -> bool:
+    """Whether ``blob`` is the image a result names ``name`` (a swapped file is not)."""
+    ext = name.rpartition(".")[2]
+    return bool(IMAGE_NAME.fullmatch(name)) and image_name(blob, ext) == name
+
+
 @dataclass(frozen=True)
 class DisplayOutput:
     """A rich display: MIME type -> text, or for an image the name of its file beside the result; the
@@ -585,10 +596,19 @@ class Result:
     #: False when the file's content no longer matches the digest `blog run` recorded in it: something
     #: else edited it. An accident check (anyone can recompute a digest), not authentication.
     intact: bool = field(default=True, compare=False)
+    #: The image files it names that are missing beside it, or whose bytes no longer hash to their name
+    #: (set by the store when it reads the result; such a result is stale and those files unpublished).
+    damaged: tuple[str, ...] = field(default=(), compare=False)
 
     def cell(self, name: str) -> CellResult | None:
         """The stored cell called ``name`` (a name or ``#N``), if it ran."""
         return next((c for c in self.cells if c.name == name), None)
+
+    @property
+    def images(self) -> frozenset[str]:
+        """The names of the image files its outputs show: the only files beside it that are published."""
+        return frozenset(out.data[mime] for cell in self.cells for out in cell.outputs
+                         if isinstance(out, DisplayOutput) for mime in IMAGES if mime in out.data)
 
     def records(self, kind: str) -> Mapping[str, Record]:
         """The records of one kind ("value", "table", "chart", "verdict") by name."""

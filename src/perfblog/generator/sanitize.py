@@ -53,9 +53,10 @@ DROPPED_WITH_CONTENT = frozenset({
     "script", "style", "template", "noscript", "iframe", "object", "embed", "textarea", "select", "button",
     "svg", "math", "title", "frame", "frameset", "noframes", "applet", "audio", "video", "canvas", "form",
 })  # fmt: skip
-#: Attributes kept, per element ("*": on every element). No event handler is ever listed.
+#: Attributes kept, per element ("*": on every element). No event handler is ever listed, nor ``class``:
+#: classes come from ``CLASSES``.
 ATTRIBUTES: dict[str, frozenset[str]] = {
-    "*": frozenset({"class", "title", "lang", "dir", "style", "id"}),
+    "*": frozenset({"title", "lang", "dir", "style", "id"}),
     "a": frozenset({"href"}),
     "img": frozenset({"src", "alt", "width", "height"}),
     "td": frozenset({"colspan", "rowspan", "align", "valign"}),
@@ -66,6 +67,15 @@ ATTRIBUTES: dict[str, frozenset[str]] = {
     "details": frozenset({"open"}),
     "abbr": frozenset(),
 }
+#: The classes of a pandas DataFrame's or Styler's cells (levels, rows and columns numbered from 0), which
+#: nothing on the site acts on; numbers past these lose their class, not their cell.
+_PANDAS_CELL = frozenset({
+    "blank", "index_name", "col_heading", "row_heading", "data", "row_trim", "col_trim",
+    *(f"level{n}" for n in range(16)), *(f"row{n}" for n in range(1000)), *(f"col{n}" for n in range(1000)),
+})  # fmt: skip
+#: Classes kept, per element; any other class goes. Client code acts on classes (MathJax typesets
+#: ``arithmatex``, Material and mermaid have theirs), so a result chooses none of its own.
+CLASSES: dict[str, frozenset[str]] = {"th": _PANDAS_CELL, "td": _PANDAS_CELL}
 #: The only CSS properties an inline ``style`` keeps (none of them takes ``url()``).
 STYLE_PROPERTIES = frozenset({
     "color", "background-color", "font-weight", "font-style", "font-family", "font-size", "text-align",
@@ -163,12 +173,17 @@ class Sanitizer:
         self._cleaner = nh3.Cleaner(
             tags=set(TAGS), clean_content_tags=set(DROPPED_WITH_CONTENT),
             attributes={tag: set(names) for tag, names in ATTRIBUTES.items()},
+            allowed_classes={tag: set(names) for tag, names in CLASSES.items()},
             attribute_filter=self._attribute, url_schemes={*URL_SCHEMES, "data"}, link_rel=LINK_REL,
             filter_style_properties=set(STYLE_PROPERTIES), strip_comments=True, id_prefix=ID_PREFIX,
         )  # fmt: skip
 
     def _attribute(self, tag: str, name: str, value: str) -> str | None:
-        """Per attribute, after nh3's own checks: images only from data: (made files), no url() in CSS."""
+        """Per attribute, after nh3's own checks: images only from data: (made files), no url() in CSS,
+        classes of ``CLASSES`` only (nh3 keeps those too; this also drops an attribute left empty)."""
+        if name == "class":
+            kept = [c for c in value.split() if c in CLASSES.get(tag, ())]
+            return " ".join(kept) or None
         if name == "style":
             return None if "url(" in value.lower() or "\\" in value else value
         if name == "src":
@@ -263,9 +278,11 @@ def svg(data: bytes) -> bytes | None:
                 return None
             element.getparent().remove(element)
             continue
-        css = element.text or "" if local == "style" else ""
-        if _CSS_DANGER.search(css) or _SVG_URL.search(css):
-            element.text = ""
+        if local == "style":  # the CSS whole: text after a child element counts too, so children go
+            css = "".join(element.itertext())
+            for child in list(element):
+                element.remove(child)
+            element.text = "" if _CSS_DANGER.search(css) or _SVG_URL.search(css) else css
         for name, value in list(element.attrib.items()):
             if not _svg_attribute_ok(name, value, local):
                 del element.attrib[name]

@@ -10,6 +10,7 @@ Layout::
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import json
 import os
@@ -19,7 +20,7 @@ from pathlib import Path
 
 from perfblog.core.fsio import atomic_write, read_json
 from perfblog.generator.errors import LockError, ResultFormatError, StoreError
-from perfblog.generator.result import Result
+from perfblog.generator.result import Result, image_matches
 from perfblog.generator.snippet import display_path
 
 LOCK_NAME = ".lock"
@@ -69,8 +70,10 @@ class Store:
             mtime = path.stat().st_mtime_ns
         except FileNotFoundError:
             return None
+        files = self.files_dir(path.parent.name, path.stem)
+        stamp = (mtime, _listing(files))
         cached = self._cache.get(path)
-        if cached and cached[0] == mtime:
+        if cached and cached[0] == stamp:
             return cached[1]
         try:
             data = read_json(path, limit=MAX_RESULT_BYTES)
@@ -83,7 +86,10 @@ class Store:
         if (result.snippet, result.device_class) != (path.parent.name, path.stem):
             raise StoreError(f"{display_path(path)}: holds the result of {result.snippet} on "
                              f"{result.device_class}, not of {path.parent.name} on {path.stem}")
-        self._cache[path] = (mtime, result)
+        damaged = tuple(sorted(name for name in result.images if not _image_ok(files / name, name)))
+        if damaged:
+            result = dataclasses.replace(result, damaged=damaged)
+        self._cache[path] = (stamp, result)
         return result
 
     def save(self, result: Result, images: dict[str, bytes]) -> Path:
@@ -175,6 +181,33 @@ class Store:
                 self._holder = None
         finally:
             handle.close()
+
+
+def _listing(files: Path) -> tuple[tuple[str, int, int, int], ...]:
+    """What the files beside a result are now (name, inode, size, mtime), so a swapped image is seen."""
+    try:
+        entries = sorted(os.scandir(files), key=lambda entry: entry.name)
+    except OSError:
+        return ()
+    found = []
+    for entry in entries:
+        try:
+            stat = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        found.append((entry.name, stat.st_ino, stat.st_size, stat.st_mtime_ns))
+    return tuple(found)
+
+
+def _image_ok(path: Path, name: str) -> bool:
+    """Whether the image file a result names is there, a regular file (never a link), with the bytes its
+    name is the hash of."""
+    try:
+        if path.is_symlink() or not path.is_file():
+            return False
+        return image_matches(name, path.read_bytes())
+    except OSError:
+        return False
 
 
 def document(result: Result) -> bytes:
