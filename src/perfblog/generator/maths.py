@@ -48,8 +48,9 @@ CONFIG = """window.MathJax = {
   },
   startup: {
     ready() {
-      const methods = MathJax._.ui.safe.SafeMethods.SafeMethods;
-      methods.filterURL = (safe, url) => {
+      const methods = ((MathJax._.ui.safe || {}).SafeMethods || {}).SafeMethods;
+      if (!methods) MathJax.config.options.safeOptions.allow.URLs = "none";  // another MathJax: no links
+      else methods.filterURL = (safe, url) => {
         const clean = String(url).replace(/[\\t\\n\\r]/g, "").replace(/^[\\x00-\\x20]+|[\\x00-\\x20]+$/g, "");
         if (safe.allow.URLs === "all") return clean;
         return safe.allow.URLs === "safe" && /^(#|(https?|mailto):)/i.test(clean) ? clean : null;
