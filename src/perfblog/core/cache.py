@@ -35,6 +35,15 @@ class UnsafePath(BlogError):
     """A file would be written through a symbolic link (a linked folder inside the site or the cache)."""
 
 
+def folder_option(value: str) -> str:
+    """A `cache_dir` as mkdocs.yml gives it, checked: relative, and inside the project folder."""
+    parts = Path(value).parts
+    if not value.strip() or Path(value).is_absolute() or ".." in parts:
+        raise ValueError(f"cache_dir must be a folder inside the project, relative to mkdocs.yml, "
+                         f"not {value!r}")
+    return Path(value).as_posix()
+
+
 def _shown(path: Path, base: Path) -> str:
     """A path below `base` as a message shows it (from `base`'s folder), never resolved: a link's own
     name, not where it points."""
@@ -72,11 +81,14 @@ def site_target(site_dir: Path, relative: str) -> Path:
 
 
 class Cache:
-    """One project's cache folder; files are named relative to it (`cards/<hash>.png`)."""
+    """One project's cache folder; files are named relative to it (`cards/<hash>.png`). ``folder`` is
+    relative to the project folder (the snippets plugin's `cache_dir`); None turns the cache off
+    (`cache: false`): nothing is read or written, every build makes what it needs again."""
 
-    def __init__(self, project_dir: Path, folder: str = CACHE_DIR) -> None:
+    def __init__(self, project_dir: Path, folder: str | None = CACHE_DIR) -> None:
         self.project_dir = project_dir
-        self.root = project_dir / folder
+        self.enabled = folder is not None
+        self.root = project_dir / (folder or CACHE_DIR)
         self._warned: set[str] = set()
 
     def path(self, name: str) -> Path:
@@ -85,7 +97,7 @@ class Cache:
     def read(self, name: str, *, limit: int) -> bytes | None:
         """The bytes cached under `name`, or None: absent, or not to be trusted (said in a warning)."""
         path = self.path(name)
-        if not self._trusted(path):
+        if not self.enabled or not self._trusted(path):
             return None
         try:
             return read_regular(path, limit=limit)
@@ -98,7 +110,7 @@ class Cache:
     def holds(self, name: str) -> bool:
         """Whether `name` is a cached regular file the build may use (see `read` for what is not)."""
         path = self.path(name)
-        if not self._trusted(path):
+        if not self.enabled or not self._trusted(path):
             return False
         try:
             info = os.lstat(path)
@@ -110,8 +122,10 @@ class Cache:
         return True
 
     def write(self, name: str, data: bytes | Iterable[bytes], *, durable: bool = True) -> bool:
-        """Cache `data` under `name`; False (with a warning) when a folder on the way is a symbolic link,
-        so the file would land outside the cache."""
+        """Cache `data` under `name`; False when the cache is off, or (with a warning) when a folder on
+        the way is a symbolic link, so the file would land outside the cache."""
+        if not self.enabled:
+            return False
         path = self.path(name)
         found = linked_part(self.project_dir, path.parent)
         if found is not None:

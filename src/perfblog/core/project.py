@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from perfblog.core import conventions
+from perfblog.core import cache, conventions
 from perfblog.core.errors import ProjectError
 
 CONFIG_NAMES = ("mkdocs.yml", "mkdocs.yaml")
@@ -38,6 +38,7 @@ class Layout:
     posts_dir: Path  # where Material's blog plugin reads posts, and `blog new` writes them
     snippets_dir: Path
     results_dir: Path
+    cache_folder: str | None = cache.CACHE_DIR  # relative to root; None: no cache (`cache: false`)
 
     @property
     def state_dir(self) -> Path:
@@ -144,15 +145,18 @@ def configured_site_url(config_file: Path) -> str | None:
 
 
 def layout(config: Any) -> Layout:
-    """The folders of a validated MkDocs config; the snippets plugin's options say where snippets live."""
+    """The folders of a validated MkDocs config; the snippets plugin's options say where snippets live
+    and where (whether) both plugins cache what they derive."""
     root = Path(config.config_file_path).resolve().parent if config.config_file_path else Path.cwd()
     snippets = plugin_config(config, conventions.SNIPPETS_PLUGIN)
     snippets_dir = getattr(snippets, "snippets_dir", None) or conventions.SNIPPETS_DIR
     results_dir = getattr(snippets, "results_dir", None) or conventions.RESULTS_DIR
     docs_dir = Path(config.docs_dir).resolve()
+    cache_folder = getattr(snippets, "cache_dir", None) or cache.CACHE_DIR
     return Layout(root=root, docs_dir=docs_dir, site_dir=Path(config.site_dir).resolve(),
                   posts_dir=_posts_dir(config, docs_dir), snippets_dir=(root / snippets_dir).resolve(),
-                  results_dir=(root / results_dir).resolve())
+                  results_dir=(root / results_dir).resolve(),
+                  cache_folder=cache_folder if getattr(snippets, "cache", True) else None)
 
 
 def _posts_dir(config: Any, docs_dir: Path) -> Path:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from perfblog.core import fonts
-from perfblog.core.cache import Cache, site_target
+from perfblog.core.cache import CACHE_DIR, Cache, site_target
 from perfblog.core.errors import FontError
 from perfblog.core.fsio import atomic_write
 from perfblog.core.project import page_language
@@ -40,10 +40,11 @@ class Build:
     def __init__(self, engine: Engine, project_dir: Path,
                  rerunning: Callable[[str], bool] | None = None, *, chart_pngs: bool = True,
                  chart_font: str | None = None, options: outputs.Options | None = None,
-                 language: str = "zh-CN", torch: str | None = None) -> None:
+                 language: str = "zh-CN", torch: str | None = None,
+                 cache_folder: str | None = CACHE_DIR) -> None:
         self.engine = engine
         self.project_dir = project_dir
-        self.cache = Cache(project_dir)
+        self.cache = Cache(project_dir, cache_folder)
         # Serve only: whether the background preview has this snippet queued or running.
         self.rerunning = rerunning or (lambda stem: False)
         self.language = language  # the site's; a post's front matter `lang` wins

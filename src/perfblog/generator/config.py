@@ -8,6 +8,7 @@ from mkdocs.config import base
 from mkdocs.config import config_options as c
 
 from perfblog.core import conventions, timebound
+from perfblog.core.cache import CACHE_DIR, folder_option
 from perfblog.core.project import Layout
 from perfblog.generator import outputs, resolve
 from perfblog.generator.device import DEVICES, EnvPolicy
@@ -34,6 +35,19 @@ class _Seconds(c.Type):
         if isinstance(value, bool) or not math.isfinite(value) or value < 0:
             raise base.ValidationError(f"expected a finite number of seconds (0: no limit), got {value!r}")
         return value
+
+
+class _Folder(c.Type):
+    """A folder inside the project, relative to mkdocs.yml."""
+
+    def __init__(self, default: str) -> None:
+        super().__init__(str, default=default)
+
+    def run_validation(self, value: object) -> str:
+        try:
+            return folder_option(super().run_validation(value))
+        except ValueError as exc:
+            raise base.ValidationError(str(exc)) from exc
 
 
 class _Count(c.Type):
@@ -88,6 +102,13 @@ class SnippetsConfig(base.Config):
     index pages, each `text/markdown` output; past it the build fails naming the page. One line of
     Markdown can take Python-Markdown minutes (docs/security.md); this is what keeps it from hanging the
     build. It holds for the seo plugin's pages too, also on a site without this plugin (the default)."""
+    cache = c.Type(bool, default=True)
+    """Keep what builds derive for the next build (the audit's memo, social cards, chart PNGs, the pinyin
+    of titles) in `cache_dir`; `false`: every build makes it all again and writes no cache. It holds for
+    the seo plugin too, also on a site without this plugin (the default)."""
+    cache_dir = _Folder(default=CACHE_DIR)
+    """The cache folder, relative to mkdocs.yml and inside the project; git-ignore it, never commit it
+    (docs/security.md). Each config file of one folder keeps its own memo there."""
     torch_version = c.Type(str, default="")
     """The torch version posts describe (`"2.13"`); a post's front matter `torch:` wins. Results made under
     another version are labelled with theirs, never stale. Empty: the installed torch's major.minor."""

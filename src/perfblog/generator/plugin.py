@@ -47,7 +47,8 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         self.build = Build(self.engine, layout.root, self.preview.busy if self.preview else None,
                            chart_pngs=self.config.chart_pngs, chart_font=self.config.chart_font,
                            options=_guard(lambda: output_options(self.config)),
-                           language=project.site_language(config), torch=options.torch_version)
+                           language=project.site_language(config), torch=options.torch_version,
+                           cache_folder=layout.cache_folder)
         config.extra_css.append(STYLESHEET)
         return config
 

@@ -23,6 +23,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from importlib import metadata, resources
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -44,6 +45,14 @@ LIMIT = 64 << 20
 _FORMAT = 1
 
 log = logging.getLogger("mkdocs.plugins.seo")
+
+
+def name_for(config_file: str | None) -> str:
+    """The memo of one config file: `memo.json` for mkdocs.yml, `memo.<stem>.json` for another config
+    of the same folder (`mkdocs.en.yml`: `memo.mkdocs.en.json`), so two configs never overwrite each
+    other's pages."""
+    stem = Path(config_file).stem if config_file else "mkdocs"
+    return MEMO_NAME if stem == "mkdocs" else f"memo.{stem}.json"
 
 
 class ForgedEntry(ValueError):

@@ -80,7 +80,7 @@ class SeoPlugin(BasePlugin[SeoConfig]):
             raise PluginError("seo: set site_url in mkdocs.yml; canonical URLs and sitemaps need it")
         url = project.normalise_url(config.site_url)
         layout = project.layout(config)  # the snippets plugin's folders: their history dates the posts
-        self.cache = Cache(layout.root)  # the memo, the cards and the pinyin of titles
+        self.cache = Cache(layout.root, layout.cache_folder)  # the memo, the cards and the pinyin of titles
         slug.remember(self.cache)  # slugs (Material's post_slugify) and the audit spell titles
         self.docs_dir = layout.docs_dir
         self.layout = layout
@@ -214,7 +214,8 @@ class SeoPlugin(BasePlugin[SeoConfig]):
         self.related: dict[str, tuple[related.Link, ...]] = {}
         # Each page is audited as it is written (parsed once, here); the rest of the site in on_post_build.
         # serve rebuilds everything after each edit, in one process; a build reads the last build's memo.
-        self.memo = None if self.serving else memo.BuildMemo.load(self.cache)
+        own = memo.name_for(config.config_file_path)  # each config of a folder keeps its own
+        self.memo = None if self.serving else memo.BuildMemo.load(self.cache, own)
         known = _SERVED_PAGES if self.memo is None else self.memo.pages
         self.auditor = (audit.Auditor(Path(config.site_dir), known, memo_facts=self.serving)
                         if self.config.seo_audit or self.serving else None)  # fmt: skip
