@@ -20,8 +20,8 @@ import markdown
 import pytest
 
 from perfblog.core.cli import main
+from perfblog.core.escape import markdown_text
 from perfblog.generator.export import TARGETS
-from perfblog.generator.sanitize import markdown_text
 
 pytestmark = pytest.mark.mkdocs
 

@@ -145,9 +145,11 @@ def test_a_committed_memo_that_hides_a_finding_is_ignored(project, broken, caplo
 
 @pytest.mark.parametrize(("forge", "said"), [
     (lambda f: [f[0], "made-up-rule", "error", "x", "x"], "names the rule 'made-up-rule'"),
-    (lambda f: [f[0], "image-alt-missing", "info", f[3], f[4]], "gives the rule image-alt-missing the severity"),
+    (lambda f: [f[0], "image-alt-missing", "info", f[3], f[4]],
+     "gives the rule image-alt-missing the severity"),
 ], ids=["unknown-rule", "severity-the-rule-never-reports"])
-def test_a_memo_finding_this_code_never_writes_is_ignored_with_a_warning(project, broken, caplog, forge, said):
+def test_a_memo_finding_this_code_never_writes_is_ignored_with_a_warning(
+        project, broken, caplog, forge, said):
     first = _audited(broken, Cache(project))
 
     def forged(data: dict) -> dict:
@@ -184,8 +186,9 @@ def test_a_build_with_committed_links_in_its_card_cache_publishes_no_file_they_p
     git(site, "init", "-q")
 
     def build(*extra: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "mkdocs", "build", *extra], cwd=site, capture_output=True,
-                              text=True, timeout=300, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+        return subprocess.run([sys.executable, "-m", "mkdocs", "build", *extra], cwd=site,
+                              capture_output=True, text=True, timeout=300,
+                              env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
 
     assert build().returncode == 0
     planted = sorted((site / CACHE_DIR / cards.CACHE_FOLDER).iterdir())

@@ -25,7 +25,8 @@ built once for the module (frozen mode, no kernel); each test asserts one held p
 run in process, except one `blog run` killed with SIGKILL.
 
 Found not to hold by this review, and mended with their tests here: a poisoned spelling put characters
-outside `[a-z0-9-]` into a slug; a control character in a front-matter title crashed the feed writer.
+outside `[a-z0-9-]` into a slug; a control character in a front-matter title crashed the feed writer; a
+lone surrogate in a result's provenance (printed in the embed's footer) crashed the build.
 """
 
 from __future__ import annotations
@@ -123,6 +124,7 @@ def surrogate_result() -> dict:
     """The example result with lone surrogates in a printed output: no digest can be made of it."""
     data = json.loads(SAMPLE.read_text(encoding="utf-8"))
     data["cells"][0]["outputs"][0]["text"] = "lone \ud800 surrogates \udfff\n"
+    data["provenance"]["cpu"] = "cpu \udc80"  # shown in the embed's footer, in the post's prose
     return data
 
 

@@ -1,4 +1,5 @@
-"""Text from outside the author's Markdown (a site's name from `blog init`) made inert where it is printed.
+"""Text from outside the author's Markdown (a site's name from `blog init`, what `blog export` copies from
+result files) made inert where it is printed.
 
 In the core because both layers print such text: `blog init` writes the name into the home page's Markdown,
 and the seo plugin hands it to the theme, which prints ``config.site_name`` unescaped in attributes.
@@ -17,6 +18,7 @@ _MARKUP = "\\`*_[]<>&|~$!#{}^=:"
 _MARKDOWN = {ord(c): f"&#{ord(c)};" for c in _MARKUP}
 _MARKDOWN.update({ord("\n"): "&#10;", ord("\t"): "&#9;"})
 _MARKDOWN.update({c: None for c in (*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0D, 0x20), 0x7F)})
+_MARKDOWN.update(dict.fromkeys(range(0xD800, 0xE000), "\ufffd"))  # a lone surrogate cannot be UTF-8
 #: At a line's start, these begin a list or a rule.
 _LINE_START = re.compile(r"^(?:[-+]|\d+[.)](?=\s|$))")
 

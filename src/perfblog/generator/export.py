@@ -33,6 +33,7 @@ from mkdocs.utils.meta import get_data
 from perfblog.core import state
 from perfblog.core.cli import add_project_option, load_project
 from perfblog.core.conventions import SNIPPETS_PLUGIN
+from perfblog.core.escape import markdown_text as inert
 from perfblog.core.project import Project, front_matter_line
 from perfblog.generator import hidden, render, terminal
 from perfblog.generator.config import settings_of
@@ -48,7 +49,6 @@ from perfblog.generator.result import (
     StreamOutput,
     TableRecord,
 )
-from perfblog.generator.sanitize import markdown_text as inert
 
 STATE_FILE = "export-state.json"  # in the site's state folder (.blog/ beside mkdocs.yml)
 STATE_VERSION = 1

@@ -98,25 +98,12 @@ _INERT = {ord(c): f"&#{ord(c)};" for c in string.punctuation}
 _INERT.update({ord("\n"): "&#10;", ord("\t"): "&#9;"})
 _INERT.update({c: None for c in (*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F)})
 _INERT[ord("\r")] = None
+_INERT.update(dict.fromkeys(range(0xD800, 0xE000), "\ufffd"))  # a lone surrogate cannot be written as UTF-8
 
 
 def text(value: object) -> str:
     """``value`` as text that Markdown leaves alone and a browser shows as written (one line)."""
     return str(value).translate(_INERT)
-
-
-#: What Markdown (CommonMark and the platforms' dialects) or HTML could act on inside a line of text.
-_MARKUP = "\\`*_[]<>&|~$!#{}^=:"  # `:` for the autolinks some dialects make of schemes
-_MARKDOWN = {**_INERT, **{ord(c): c for c in string.punctuation if c not in _MARKUP}}
-# At a line's start, these begin a list or a rule.
-_LINE_START = re.compile(r"^(?:[-+]|\d+[.)](?=\s|$))")
-
-
-def markdown_text(value: object) -> str:
-    """``value`` as one line of Markdown that shows as written, for Markdown read elsewhere (`blog
-    export`): only what could start markup is a reference, so ``3.33`` stays ``3.33``."""
-    line = str(value).translate(_MARKDOWN)
-    return _LINE_START.sub(lambda m: f"{m.group(0)[:-1]}&#{ord(m.group(0)[-1])};", line, count=1)
 
 
 #: The references ``text`` made that HTML itself never needs (all but < > & " '), for ``readable``.
