@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import hashlib
 import json
 import os
 import re
@@ -43,6 +42,7 @@ from perfblog.generator.result import (
     Record,
     Result,
     StreamOutput,
+    image_name,
     record_from_json,
     truncate,
 )
@@ -347,7 +347,7 @@ class _Run:
         return DisplayOutput(kept, sizes) if kept else None
 
     def _file(self, blob: bytes, ext: str) -> str:
-        name = f"{hashlib.sha256(blob).hexdigest()[:16]}.{ext}"
+        name = image_name(blob, ext)
         self.images[name] = blob
         return name
 
