@@ -185,6 +185,7 @@ def test_a_cpu_build_shows_a_fresh_gpu_result_and_never_overwrites_it(site: Path
     gpu["digest"] = digest(gpu)  # as `blog run` on the GPU machine would have written it
     gpu_file = folder / "cuda-nvidia-h200.json"
     gpu_file.write_text(json.dumps(gpu, indent=1, sort_keys=True))
+    shutil.copytree(folder / f"{CPU}-files", folder / "cuda-nvidia-h200-files")  # the images it names
     before = gpu_file.read_bytes()
     try:
         done = build(site, "--strict", mode="auto")
@@ -202,6 +203,7 @@ def test_a_cpu_build_shows_a_fresh_gpu_result_and_never_overwrites_it(site: Path
         assert gpu_file.read_bytes() == before
     finally:
         gpu_file.unlink()
+        shutil.rmtree(folder / "cuda-nvidia-h200-files")
 
 
 def test_strict_build_fails_naming_the_post_line_when_a_verdict_the_post_relies_on_flipped(
