@@ -84,3 +84,63 @@ def test_lines_break_between_words_and_never_start_with_closing_punctuation(font
     assert all(face.getlength(line) <= 600 or len(line) == 1 for line in lines)
     assert not any(line[0] in "，。、：；）" for line in lines)
     assert any("torch.compile" in line for line in lines)  # a Latin word stays whole
+
+
+# A card's file name: short, ASCII, the same for a path however it is spelt (issue 25, defects 4 and 5).
+LONG_PATH = "tech/开发运维/服务器配置使用/2023-10-23-在-Linux-上给用户赋予指定目录的读写权限-dis9/"
+
+
+@pytest.mark.parametrize("page_path", [
+    "博客/2023 网站更新记录/",
+    "%E5%8D%9A%E5%AE%A2/2023%20%E7%BD%91%E7%AB%99%E6%9B%B4%E6%96%B0%E8%AE%B0%E5%BD%95/",
+    "博客/2023 网站更新记录.html",
+])
+def test_a_chinese_path_gives_one_ascii_name_however_it_is_written(page_path):
+    """Percent-encoded (MkDocs' page.url), decoded, or as a use_directory_urls: false file."""
+    assert cards.file_name(page_path, "0123456789abcdef") == \
+        "_seo/cards/bo-ke-2023-wang-zhan-geng-xin-ji-lu-0123456789.png"
+
+
+def test_names_of_the_home_page_index_files_and_punctuation_only_paths():
+    assert cards.file_name("", "f" * 64) == cards.file_name("index.html", "f" * 64) == \
+        "_seo/cards/index-ffffffffff.png"
+    assert cards.file_name("a/reindex.html", "f" * 64) == "_seo/cards/a-reindex-ffffffffff.png"
+    assert cards.file_name("a+b (1)/", "f" * 64) == "_seo/cards/a-b-1-ffffffffff.png"
+    assert cards.file_name("（）/", "f" * 64).startswith("_seo/cards/post-")
+
+
+def test_a_long_chinese_path_is_written_under_a_short_name(font, tmp_path):
+    """Percent-encoded, this path is a 353-byte file name: over 255, the build crashed (Errno 36)."""
+    card = _cards(font, tmp_path).publish(TITLE, LONG_PATH)
+    name = card.path.rsplit("/", 1)[1]
+    assert name.isascii() and len(name) <= cards.NAME_MAX + len("-0123456789.png")
+    assert name.startswith("tech-kai-fa-yun-wei-fu-wu-qi")
+    assert (tmp_path / "site" / card.path).is_file()
+
+
+def test_a_cold_build_draws_in_worker_processes_the_same_cards(font, tmp_path, monkeypatch):
+    """Past POOL_MIN waiting cards a pool draws them; `finish` writes each where every page asked for it,
+    byte for byte what this process would draw, and caches it for the next build."""
+    monkeypatch.setattr(cards, "POOL_MIN", 2)
+    pooled = cards.Cards(font, "站点", "example.org", Cache(tmp_path / "a"), tmp_path / "a" / "site", 2)
+    titles = ["图断裂", "重新编译", "整图编译"]
+    made = [pooled.publish(title, f"文章/{title}/") for title in titles]
+    twin = pooled.publish(titles[0], "另一篇/")  # the same card for a second page
+    assert pooled._pool is not None and not (tmp_path / "a" / "site" / made[0].path).exists()
+    pooled.finish()
+    assert pooled.drawn == 3 and pooled._pool is None
+    here = cards.Cards(font, "站点", "example.org", Cache(tmp_path / "b"), tmp_path / "b" / "site")
+    for title, card in zip(titles, made, strict=True):
+        assert (tmp_path / "a" / "site" / card.path).read_bytes() == here.png(title)
+    assert (tmp_path / "a" / "site" / twin.path).read_bytes() == here.png(titles[0])
+    again = cards.Cards(font, "站点", "example.org", Cache(tmp_path / "a"), tmp_path / "a" / "site2", 2)
+    again.publish(titles[1], "文章/x/")
+    again.finish()
+    assert again.drawn == 0  # cached by the pooled build
+
+
+def test_with_workers_a_few_cards_are_drawn_here_without_a_pool(font, tmp_path):
+    few = cards.Cards(font, "站点", "example.org", Cache(tmp_path), tmp_path / "site", 4)
+    card = few.publish(TITLE, "a/")
+    few.finish()
+    assert few._pool is None and few.drawn == 1 and (tmp_path / "site" / card.path).is_file()

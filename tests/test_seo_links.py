@@ -57,3 +57,29 @@ def test_a_post_no_link_reaches_is_unreachable():
 
 def test_a_folder_without_a_home_page_is_not_checked_as_a_site():
     assert found({"a/index.html": html("a/index.html", "孤立")}) == set()
+
+
+def test_percent_encoded_links_reach_pages_whose_paths_are_chinese_with_spaces_and_plus():
+    """MkDocs writes `博客/a b+c (1)/` as `%E5%8D%9A%E5%AE%A2/a%20b%2Bc%20%281%29/`; the file keeps its
+    characters. The home page's navigation links every post: none is unreachable (kgarden: 255 of 255
+    were), and a post linked from another's text is no orphan."""
+    pages = {
+        "index.html": html("index.html", '<a href="%E5%8D%9A%E5%AE%A2/a%20b%2Bc%20%281%29/">甲</a>'
+                                         ' <a href="/notes/%E7%AC%94%E8%AE%B0/">乙</a>', post=False),
+        "博客/a b+c (1)/index.html": html("博客/a b+c (1)/index.html",
+                                          '<a href="../../%E7%AC%94%E8%AE%B0/#part">乙</a>'),
+        "笔记/index.html": html("笔记/index.html", '<a href="../博客/a b+c (1)/">甲</a>'),
+    }
+    assert found(pages) == set()
+    pages["index.html"] = html("index.html", "首页", post=False)  # now nothing leads to them
+    assert found(pages) == {("博客/a b+c (1)/index.html", "link-depth-deep"),
+                            ("笔记/index.html", "link-depth-deep")}
+
+
+def test_a_site_path_is_the_decoded_path_inside_the_site_or_none_outside_it():
+    assert links.site_path(BASE + "%E5%8D%9A%E5%AE%A2/a%20b%2B/", BASE) == "博客/a b+/"
+    assert links.site_path("http://BLOG.example.com/notes/a.html", BASE) == "a.html"
+    assert links.site_path(BASE, BASE) == ""
+    assert links.site_path("https://blog.example.com/other/", BASE) is None
+    assert links.site_path(BASE + "../x/", BASE) is None
+    assert links.site_path("https://elsewhere.example.org/notes/", BASE) is None

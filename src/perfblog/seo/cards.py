@@ -5,20 +5,30 @@ shared as a bare link. Each card shows the page's title and the site's name, dra
 found on this machine (Noto Sans CJK, Source Han Sans, WenQuanYi Zen Hei, PingFang, Microsoft YaHei)
 or named by path in mkdocs.yml; nothing is downloaded. A card is cached under its content hash (the
 text, the font, the drawing's version), so an unchanged post is never drawn twice.
+
+A card's file name is ASCII and short whatever the page's path (`file_name`): a path of Chinese words
+percent-encoded is hundreds of bytes, over a file system's 255, and a name with `%` in it is not the
+file its URL names. A cold build draws its cards in worker processes, one per core, while MkDocs goes
+on rendering pages (`Cards.finish` waits for them); `serve` and a build with few cards draw here.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
 import re
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
+from functools import lru_cache
 from io import BytesIO
 from pathlib import Path
+from urllib.parse import unquote
 
 from PIL import Image, ImageChops, ImageDraw, ImageFont, ImageOps
 
-from perfblog.core import fonts
+from perfblog.core import fonts, slug
 from perfblog.core.cache import Cache, site_target
 from perfblog.core.errors import FontError
 from perfblog.core.fonts import FONT_DIRS, Font
@@ -32,6 +42,10 @@ DRAWING_VERSION = 1
 FOLDER = "_seo/cards"
 #: Where drawn cards are kept between builds, in the cache folder.
 CACHE_FOLDER = "cards"
+#: A card's file name: the ASCII slug of its page's path cut to this many characters, then its hash.
+NAME_MAX = 48
+#: A build draws in worker processes once this many cards wait (a pool costs its start-up).
+POOL_MIN = 12
 
 _BACKGROUND = ("#1f2a6b", "#3949ab")  # top-left to bottom-right, Material's indigo darkened
 _TITLE_COLOUR = "#ffffff"
@@ -103,10 +117,31 @@ def _split_long(line: str, font: ImageFont.FreeTypeFont, width: int) -> list[str
     return [*parts, part] if part else parts
 
 
+@lru_cache(maxsize=64)
+def _face(font: Font, size: int) -> ImageFont.FreeTypeFont:
+    """A face of `font` at `size`, loaded once per process (a card asks for up to ten sizes)."""
+    return font.load(size)
+
+
+@lru_cache(maxsize=8)
+def _is_bold(font: Font) -> bool:
+    return font.bold
+
+
+@lru_cache(maxsize=1)
+def _background() -> Image.Image:
+    """The gradient every card starts from, drawn once per process (a card draws on a copy)."""
+    down = Image.linear_gradient("L").resize((WIDTH, HEIGHT))
+    across = Image.linear_gradient("L").rotate(90).transpose(Image.Transpose.FLIP_LEFT_RIGHT)
+    across = across.resize((WIDTH, HEIGHT))
+    gradient = ImageChops.add(down, across, scale=2)  # dark at the top left, light at the bottom right
+    return ImageOps.colorize(gradient, *_BACKGROUND).convert("RGB")
+
+
 def _fit_title(title: str, font: Font, width: int) -> tuple[ImageFont.FreeTypeFont, list[str]]:
     """The largest size at which the title fits in _MAX_LINES lines; at the smallest, cut with …."""
     for size in _TITLE_SIZES:
-        face = font.load(size)
+        face = _face(font, size)
         lines = wrap(title, face, width)
         if len(lines) <= _MAX_LINES:
             return face, lines
@@ -120,38 +155,78 @@ def _fit_title(title: str, font: Font, width: int) -> tuple[ImageFont.FreeTypeFo
 
 def draw(title: str, site_name: str, host: str, font: Font) -> Image.Image:
     """The card: the site's name over an accent bar, the title, and the site's host at the bottom."""
-    down = Image.linear_gradient("L").resize((WIDTH, HEIGHT))
-    across = Image.linear_gradient("L").rotate(90).transpose(Image.Transpose.FLIP_LEFT_RIGHT)
-    across = across.resize((WIDTH, HEIGHT))
-    gradient = ImageChops.add(down, across, scale=2)  # dark at the top left, light at the bottom right
-    card = ImageOps.colorize(gradient, *_BACKGROUND).convert("RGB")
+    card = _background().copy()
     pen = ImageDraw.Draw(card)
-    small = font.load(34)
+    small = _face(font, 34)
     pen.text((_MARGIN, _MARGIN - 8), site_name, font=small, fill=_SITE_COLOUR)
     pen.rectangle((_MARGIN, _MARGIN + 52, _MARGIN + 120, _MARGIN + 60), fill=_ACCENT)
     face, lines = _fit_title(title, font, WIDTH - 2 * _MARGIN)
     step = round(face.size * _LINE_HEIGHT)
     top = _MARGIN + 100
     middle = top + (HEIGHT - _MARGIN - 60 - top - step * len(lines)) // 2
-    stroke = 0 if font.bold else 1  # a regular face drawn a little heavier reads as a headline
+    stroke = 0 if _is_bold(font) else 1  # a regular face drawn a little heavier reads as a headline
     for n, line in enumerate(lines):
         pen.text((_MARGIN, middle + n * step), line, font=face, fill=_TITLE_COLOUR,
                  stroke_width=stroke, stroke_fill=_TITLE_COLOUR)  # fmt: skip
-    pen.text((_MARGIN, HEIGHT - _MARGIN - 24), host, font=font.load(28), fill=_SITE_COLOUR)
+    pen.text((_MARGIN, HEIGHT - _MARGIN - 24), host, font=_face(font, 28), fill=_SITE_COLOUR)
     return card
 
 
-class Cards:
-    """Draws (or takes from the cache) each page's card and writes it into the built site."""
+def png(title: str, site_name: str, host: str, font: Font) -> bytes:
+    """The card as PNG bytes. zlib's default level, without Pillow's `optimize` (which tries every
+    filter): a tenth larger file, drawn in a third of the time."""
+    buffer = BytesIO()
+    draw(title, site_name, host, font).save(buffer, format="PNG", compress_level=6)
+    return buffer.getvalue()
 
-    def __init__(self, font: Font, site_name: str, host: str, cache: Cache, site_dir: Path) -> None:
+
+def file_name(page_path: str, key: str) -> str:
+    """Where the card of the page at `page_path` (its URL relative to the site, percent-encoded or not)
+    goes: `FOLDER/<ASCII slug of the path, at most NAME_MAX characters>-<10 hex of the card's hash>.png`.
+
+    `博客/2023 网站更新记录/` gives `_seo/cards/bo-ke-2023-wang-zhan-geng-xin-ji-lu-<hash>.png`: the
+    same on every machine, safe in a URL as it is, short on any file system. Two pages whose slugs
+    meet share a name only when their cards are the same image (the hash is of what the card shows)."""
+    parts = [part for part in unquote(page_path).split("/") if part]
+    if parts:  # `a/index.html` and `a/b.html` (use_directory_urls: false) are `a/` and `a/b/`
+        parts[-1:] = [] if parts[-1] == "index.html" else [parts[-1].removesuffix(".html")]
+    words = slug.slugify(" ".join(parts), max_length=NAME_MAX).strip("-") if parts else "index"
+    return f"{FOLDER}/{words}-{key[:10]}.png"
+
+
+_WORKER: tuple[str, str, Font] | None = None  # in a worker process: what every card of the build shares
+
+
+def _start_worker(site_name: str, host: str, font: Font) -> None:
+    global _WORKER
+    _WORKER = (site_name, host, font)
+
+
+def _draw_in_worker(title: str) -> bytes:
+    assert _WORKER is not None, "a card worker starts with _start_worker"
+    site_name, host, font = _WORKER
+    return png(title, site_name, host, font)
+
+
+class Cards:
+    """Draws (or takes from the cache) each page's card and writes it into the built site.
+
+    With `workers` > 1 a card not in the cache is drawn later: in a pool of that many processes once
+    POOL_MIN wait, else here, by `finish`, which the build calls before anything reads the cards."""
+
+    def __init__(self, font: Font, site_name: str, host: str, cache: Cache, site_dir: Path,
+                 workers: int = 0) -> None:
         self.font = font
         self.site_name = site_name
         self.host = host
         self.cache = cache
         self.site_dir = site_dir
+        self.workers = workers
         self._font_identity = font.identity()
-        self.drawn = 0  # cards drawn in this process (the rest came from the cache)
+        self.drawn = 0  # cards drawn for this build (the rest came from the cache)
+        self._waiting: dict[str, tuple[str, set[str]]] = {}  # key -> (title, where it goes in the site)
+        self._drawing: dict[str, Future[bytes]] = {}
+        self._pool: ProcessPoolExecutor | None = None
 
     def key(self, title: str) -> str:
         """The content hash a card is cached under."""
@@ -159,26 +234,67 @@ class Cards:
         return hashlib.sha256(json.dumps(material, ensure_ascii=False).encode()).hexdigest()
 
     def png(self, title: str) -> bytes:
-        """The PNG of this title's card, drawn now."""
-        buffer = BytesIO()
-        draw(title, self.site_name, self.host, self.font).save(buffer, format="PNG", optimize=True)
+        """The PNG of this title's card, drawn now, here."""
         self.drawn += 1
-        return buffer.getvalue()
+        return png(title, self.site_name, self.host, self.font)
 
-    def publish(self, title: str, name: str) -> Card:
-        """Write the card of `title` into the site as FOLDER/<name>-<hash>.png, from the cache (as a
-        link: a cached card never changes, its name is its content's hash) or drawn and cached.
+    def publish(self, title: str, page_path: str) -> Card:
+        """The card of `title` for the page at `page_path`, in the site at `file_name`: linked from the
+        cache (a cached card never changes, its name is its content's hash), else drawn (now, or by
+        `finish` with workers) and cached.
 
         The hash in the name changes with the card, so networks that cache an image by its URL
         (WeChat, X) show the new one after a title changes.
         """
         key = self.key(title)
-        cached, relative = f"{CACHE_FOLDER}/{key}.png", f"{FOLDER}/{name}-{key[:10]}.png"
-        if self.cache.holds(cached):
+        cached, relative = f"{CACHE_FOLDER}/{key}.png", file_name(page_path, key)
+        card = Card(relative, WIDTH, HEIGHT, f"{title} - {self.site_name}")
+        if key in self._waiting:  # another page of this build shows the same card
+            self._waiting[key][1].add(relative)
+        elif self.cache.holds(cached):
             self.cache.publish(cached, self.site_dir, relative)
+        elif self.workers > 1:
+            self._waiting[key] = (title, {relative})
+            self._draw_elsewhere()
         else:
-            data = self.png(title)
-            self.cache.write(cached, data)
-            atomic_write(site_target(self.site_dir, relative), data, durable=False)
-        return Card(relative, WIDTH, HEIGHT, f"{title} - {self.site_name}")
+            self._write(key, self.png(title), {relative})
+        return card
 
+    def _draw_elsewhere(self) -> None:
+        """Hand every waiting card to the pool, started once POOL_MIN wait."""
+        if self._pool is None:
+            if len(self._waiting) < POOL_MIN:
+                return
+            methods = multiprocessing.get_all_start_methods()  # a fork of a process with threads may hang
+            context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=context, initializer=_start_worker,
+                                             initargs=(self.site_name, self.host, self.font))
+        for key, (title, _) in self._waiting.items():
+            if key not in self._drawing:
+                self._drawing[key] = self._pool.submit(_draw_in_worker, title)
+
+    def finish(self) -> None:
+        """Write every card still waiting or being drawn, then stop the pool."""
+        try:
+            for key, (title, where) in self._waiting.items():
+                future = self._drawing.get(key)
+                try:
+                    data = future.result() if future is not None else None
+                except BrokenProcessPool:  # a worker died (out of memory, killed): draw it here
+                    data = None
+                if data is None:
+                    data = self.png(title)
+                else:
+                    self.drawn += 1
+                self._write(key, data, where)
+        finally:
+            self._waiting.clear()
+            self._drawing.clear()
+            if self._pool is not None:
+                self._pool.shutdown(cancel_futures=True)
+                self._pool = None
+
+    def _write(self, key: str, data: bytes, where: set[str]) -> None:
+        self.cache.write(f"{CACHE_FOLDER}/{key}.png", data, durable=False)  # derived: made again if lost
+        for relative in sorted(where):
+            atomic_write(site_target(self.site_dir, relative), data, durable=False)

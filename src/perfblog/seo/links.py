@@ -12,15 +12,19 @@ many clicks deep (page 37 of the archive) that it is crawled late or never.
 
 Both need the home page (``index.html`` at the root of the folder); a folder without one is not a
 whole site, and the graph is not checked. Noindex pages (drafts, 404) are no part of the graph.
+
+A link and a built file meet through `site_path`, the one translation of a URL into the path of a
+file of the site: MkDocs writes `博客/a b/` as `%E5%8D%9A%E5%AE%A2/a%20b/`, the file is `博客/a b/`.
 """
 
 from __future__ import annotations
 
+import posixpath
 from collections import deque
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import quote, unquote, urljoin, urlsplit
 
 from perfblog.seo.registry import Finding
 from perfblog.seo.rules import LINK_DEPTH_DEEP, LINK_DEPTH_MAX, ORPHAN_POST, PageFacts
@@ -33,6 +37,31 @@ _NOWHERE = "http://site.invalid/"
 def page_key(rel: str) -> str:
     """The URL path a built file is served at, relative to the site: ``a/index.html`` -> ``a/``."""
     return rel.removesuffix("index.html")
+
+
+def page_url(base: str, rel: str) -> str:
+    """The URL of the built file `rel` (a path of the site, not encoded) in the site at `base`."""
+    return base + quote(page_key(rel))
+
+
+@lru_cache(maxsize=1 << 17)  # every page repeats the navigation's links
+def site_path(url: str, base: str) -> str | None:
+    """The path inside the site at `base` that the absolute `url` names, percent-decoded as the built
+    files are named (``https://x/notes/%E5%8D%9A%E5%AE%A2/`` -> ``博客/``), ``""`` for the home page,
+    a trailing ``/`` kept; None for a URL of another site (host, or outside `base`'s path).
+
+    The scheme is not compared: an ``http://`` link to the site's own host is still a link inside it.
+    """
+    parts, root = urlsplit(url), urlsplit(base)
+    if parts.scheme not in ("http", "https") or parts.netloc.lower() != root.netloc.lower():
+        return None
+    path, prefix = unquote(parts.path) or "/", unquote(root.path) or "/"
+    if not path.startswith(prefix):
+        return None
+    rel = posixpath.normpath(path[len(prefix):]) if path != prefix else "."
+    if rel.startswith(".."):
+        return None
+    return "" if rel == "." else rel + "/" if path.endswith("/") else rel
 
 
 @dataclass(frozen=True)
@@ -89,17 +118,13 @@ def _base(pages: Iterable[Linked]) -> str:
 def _targets(hrefs: Iterable[str | None], page: str, base: str) -> frozenset[str]:
     """The site-relative keys of the pages ``hrefs`` on ``page`` point to (other sites left out)."""
     found = set()
-    here = base + page_key(page)
+    here = page_url(base, page)
     for href in hrefs:
         if not href or href.startswith("#"):
             continue
-        absolute = resolve(here, href.strip())
-        parts = urlsplit(absolute)
-        if parts.scheme not in ("http", "https"):
-            continue
-        address = f"{parts.scheme}://{parts.netloc}{parts.path}"
-        if address.startswith(base):
-            found.add(page_key(address[len(base):]))
+        rel = site_path(resolve(here, href.strip()), base)
+        if rel is not None:
+            found.add(page_key(rel))
     return frozenset(found)
 
 

@@ -186,9 +186,8 @@ def _image(page: Page, site: Site, canonical: str, headline: str, cards: Cards |
             raise ConfigError(f"{page.file.src_uri}: `image` {str(own)!r} is not a URL or a path of the site")
         return Image(urljoin(site.url, str(own).lstrip("/")))
     if cards is not None:
-        name = urlsplit(canonical).path.removeprefix(urlsplit(site.url).path).strip("/").replace("/", "-")
         shown = (site.slogan or site.description) if page.is_homepage else headline
-        card = cards.publish(shown, name or "index")
+        card = cards.publish(shown, page.url)  # an ASCII file name, whatever the path's script
         return Image(urljoin(site.url, card.path), card.width, card.height, card.alt)
     in_content = _first_image(page.content or "")
     if in_content:

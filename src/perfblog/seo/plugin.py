@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import shutil
 from dataclasses import dataclass
 from datetime import datetime
@@ -129,8 +130,9 @@ class SeoPlugin(BasePlugin[SeoConfig]):
                 font = cards.find_font(self.config.seo_card_font, base=layout.root)
             except SeoError as exc:
                 raise PluginError(f"seo: {exc}") from exc
+            workers = 0 if self.serving else os.cpu_count() or 1  # serve draws the few it needs, here
             self.cards = cards.Cards(font, config.site_name, urlsplit(url).netloc, self.cache,
-                                     Path(config.site_dir))  # fmt: skip
+                                     Path(config.site_dir), workers)  # fmt: skip
         return config
 
     @event_priority(-100)  # after Material's blog plugin has registered its `date` filter
@@ -265,6 +267,8 @@ class SeoPlugin(BasePlugin[SeoConfig]):
     def on_post_build(self, config: MkDocsConfig) -> None:
         site_dir = Path(config.site_dir)
         try:
+            if self.cards is not None:
+                self.cards.finish()  # the cards drawn in worker processes while pages were rendered
             if self.config.seo_sitemap:
                 self._write_sitemaps(site_dir)
             if self.config.seo_feed:

@@ -11,14 +11,13 @@ cost grows with the text, not with the square of the page count.
 from __future__ import annotations
 
 import itertools
-import posixpath
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urljoin, urlsplit
+from urllib.parse import unquote, urlsplit
 
 import numpy as np
 
@@ -124,7 +123,7 @@ class SiteIndex:
         says the sitemap lives, which gives the site's root when no page has a canonical URL."""
         root = self._root(sitemap_url)
         for page in self._pages:
-            url = urljoin(root, page.rel.removesuffix("index.html"))
+            url = links.page_url(root, page.rel)
             yield from self._links(page, url, root)
             if not page.noindex:
                 yield from self._canonical(page, root)
@@ -265,17 +264,10 @@ def _fragment(url: str) -> str:
 @lru_cache(maxsize=1 << 16)
 def _candidates(url: str, root: str) -> tuple[str, ...] | None:
     """The files of the site (relative to it) that may serve `url`, in order; None outside the site."""
-    parts, base = urlsplit(url), urlsplit(root)
-    if parts.netloc.lower() != base.netloc.lower() or parts.scheme not in ("http", "https"):
+    rel = links.site_path(url, root)
+    if rel is None:
         return None
-    path = unquote(parts.path) or "/"
-    if not path.startswith(base.path):
-        return None
-    rel = posixpath.normpath(path[len(base.path):]) if path != base.path else "."
-    if rel.startswith(".."):
-        return None
-    rel = "" if rel == "." else rel
-    return (f"{rel}/index.html".lstrip("/"),) if path.endswith("/") or not rel else (rel, f"{rel}/index.html")
+    return (f"{rel}index.html",) if not rel or rel.endswith("/") else (rel, f"{rel}/index.html")
 
 
 def _is_archive(rel: str) -> bool:
