@@ -83,14 +83,22 @@ def test_rewriting_removes_stale_parts(tmp_path):
     assert not list(tmp_path.glob("sitemap-*"))
 
 
-def test_a_url_over_baidus_256_bytes_is_left_out_and_reported(tmp_path, urlset_schema):
-    short = BASE + "p/" + "a" * (256 - len(BASE) - 2)  # exactly 256 bytes: kept
+def test_a_url_over_baidus_256_bytes_stays_for_google_and_is_named_for_baidu(tmp_path, urlset_schema):
+    """A Chinese slug is soon over Baidu's 256 bytes; left out, Google would lose the page too."""
+    short = BASE + "p/" + "a" * (256 - len(BASE) - 2)  # exactly 256 bytes
     long = BASE + "p/" + "编" * 60  # 60 characters, 540 bytes once percent-encoded
     written = sitemap.write([sitemap.Url(short), sitemap.Url(long)], tmp_path, BASE)
-    assert written.left_out == [long]
-    assert list(sitemap.locs(tmp_path)) == [short]
-    assert (tmp_path / "sitemap.txt").read_text().splitlines() == [short]
+    assert (written.left_out, written.over_baidu) == ([], [long])
+    assert list(sitemap.locs(tmp_path)) == [short, long]
+    assert (tmp_path / "sitemap.txt").read_text().splitlines() == [short, long]
     urlset_schema.validate(str(tmp_path / "sitemap.xml"))
+
+
+def test_a_url_over_2048_bytes_is_in_no_sitemap_and_is_reported(tmp_path):
+    huge = BASE + "p/" + "编" * 230  # 2,070 bytes once percent-encoded
+    written = sitemap.write([sitemap.Url(BASE), sitemap.Url(huge)], tmp_path, BASE)
+    assert (written.left_out, written.over_baidu) == ([huge], [])
+    assert list(sitemap.locs(tmp_path)) == [BASE]
 
 
 def test_foreign_host_is_refused(tmp_path):

@@ -317,8 +317,14 @@ class SeoPlugin(BasePlugin[SeoConfig]):
         written = sitemap.write(urls, site_dir, self.site.url, self.config.seo_sitemap_max_urls)
         for loc in written.left_out:  # a warning, so `mkdocs build --strict` makes the author shorten it
             log.warning(
-                "seo: left out of the sitemap: %s is %d bytes, over Baidu's %d; shorten its slug",
+                "seo: left out of the sitemap: %s is %d bytes, over the %d engines take; shorten its slug",
                 loc, sitemap.loc_bytes(loc), sitemap.MAX_LOC_BYTES,
+            )  # fmt: skip
+        if written.over_baidu:  # listed for Google; Baidu skips the entry (its format's limit), not the file
+            log.info(
+                "seo: %d URL(s) in the sitemap are over Baidu's %d bytes, which Baidu skips (shorten the "
+                "slug to have Baidu read it): %s", len(written.over_baidu), sitemap.BAIDU_LOC_BYTES,
+                ", ".join(written.over_baidu[:5]) + (" …" if len(written.over_baidu) > 5 else ""),
             )  # fmt: skip
         existing = site_dir / "robots.txt"  # the author's own, copied from docs_dir, is kept
         current = existing.read_text(encoding="utf-8") if existing.is_file() else None

@@ -1,8 +1,10 @@
 """Sitemaps that Baidu and Google both accept, written as a stream.
 
 Files hold at most 50,000 URLs and stay under 10 MB uncompressed (Baidu's limit; sitemaps.org allows
-50 MB). A `loc` longer than 256 bytes (Baidu's limit; Google's is 2,048) is left out and reported, so
-one long URL never makes Baidu reject the whole file.
+50 MB). Every page is listed whose URL fits sitemaps.org's 2,048 characters (Google's limit): a page
+left out of the sitemap Google reads is a page lost to it. Baidu's format sets 256 bytes for one
+`<loc>` (a limit on the entry, not on the file): a longer URL stays in, and is reported so the author
+can shorten its slug for Baidu (`Written.over_baidu`). Only a URL over 2,048 is left out, reported.
 
 One file is `sitemap.xml`; more become `sitemap-1.xml`, `sitemap-2.xml`, ... under a
 `sitemap.xml` index. Each file gets a `.gz` copy and a plain-text twin (`sitemap.txt`, one URL a
@@ -16,7 +18,7 @@ import gzip
 import os
 import shutil
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import quote, urlsplit
@@ -32,7 +34,8 @@ NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 XHTML = "http://www.w3.org/1999/xhtml"  # Google's hreflang in sitemaps: <xhtml:link rel="alternate">
 MAX_URLS = 50_000
 MAX_BYTES = 10_000_000 - 1  # Baidu's "under 10 MB", read as decimal megabytes to be safe
-MAX_LOC_BYTES = 256  # Baidu; the URL as sent, i.e. percent-encoded
+MAX_LOC_BYTES = 2048  # sitemaps.org and Google: a longer URL is in no sitemap; the URL as sent, encoded
+BAIDU_LOC_BYTES = 256  # Baidu's format: it skips a longer <loc>, the file is still read
 _URL_SAFE = ":/?#[]@!$&'()*+,;=%~"  # left as they are when measuring: already-encoded URLs stay the same
 
 _URLSET_OPEN = (
@@ -44,10 +47,12 @@ _ENTITIES = {'"': "&quot;", "'": "&apos;"}  # escape() already covers & < >
 
 @dataclass(frozen=True)
 class Written:
-    """What `write` produced: the URL to announce (robots.txt, search consoles) and the URLs left out."""
+    """What `write` produced: the URL to announce (robots.txt, search consoles), the URLs left out (over
+    MAX_LOC_BYTES) and the URLs listed that Baidu will skip (over BAIDU_LOC_BYTES)."""
 
     url: str
     left_out: list[str]
+    over_baidu: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -130,7 +135,7 @@ def _check(url: Url, base: str) -> None:
 
 
 def write(urls: Iterable[Url], site_dir: Path, base_url: str, max_urls: int = MAX_URLS) -> Written:
-    """Write the sitemaps into `site_dir`: every URL except those over Baidu's 256 bytes.
+    """Write the sitemaps into `site_dir`: every URL within MAX_LOC_BYTES.
 
     `base_url` is the site URL ending in `/`; every `loc` must be under it (same scheme and host).
     """
@@ -146,11 +151,15 @@ def write(urls: Iterable[Url], site_dir: Path, base_url: str, max_urls: int = MA
     parts: list[_Part] = []
     part = None
     left_out: list[str] = []
+    over_baidu: list[str] = []
     for url in urls:
         _check(url, base)
-        if loc_bytes(url.loc) > MAX_LOC_BYTES:
+        size = loc_bytes(url.loc)
+        if size > MAX_LOC_BYTES:
             left_out.append(url.loc)
             continue
+        if size > BAIDU_LOC_BYTES:
+            over_baidu.append(url.loc)
         entry = _entry(url)
         if part is None or not part.fits(entry):
             if part is not None:
@@ -169,7 +178,7 @@ def write(urls: Iterable[Url], site_dir: Path, base_url: str, max_urls: int = MA
         os.replace(only.with_suffix(".txt"), site_dir / "sitemap.txt")
     else:
         _write_index(parts, site_dir, base)
-    return Written(base + "sitemap.xml", left_out)
+    return Written(base + "sitemap.xml", left_out, over_baidu)
 
 
 def _write_index(parts: list[_Part], site_dir: Path, base: str) -> None:
