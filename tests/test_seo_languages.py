@@ -152,3 +152,20 @@ def test_sitemap_lists_the_language_versions_and_is_valid(built):
         assert f'<xhtml:link rel="alternate" hreflang="en" href="{EN}"/>' in entry
         assert f'<xhtml:link rel="alternate" hreflang="zh-CN" href="{ZH}"/>' in entry
         assert f'<xhtml:link rel="alternate" hreflang="x-default" href="{ZH}"/>' in entry
+
+
+def test_mkdocs_static_i18n_language_folders_give_reciprocal_hreflang_without_translation_of():
+    """mkdocs-static-i18n hands each page's File its versions (`alternates`) and its own language
+    (`locale`); a version that only falls back to the default language's text is no translation."""
+    from types import SimpleNamespace as File
+
+    zh = File(url="%E7%AC%94%E8%AE%B0/", locale="zh")
+    en = File(url="en/%E7%AC%94%E8%AE%B0/", locale="en")
+    fallback = File(url="fr/%E7%AC%94%E8%AE%B0/", locale="zh")  # fallback_to_default: Chinese text
+    page = File(alternates={"zh": zh, "en": en, "fr": fallback})
+    site = "https://blog.example.com/sub/"
+    expected = (Alternate("en", site + "en/%E7%AC%94%E8%AE%B0/"),
+                Alternate("zh", site + "%E7%AC%94%E8%AE%B0/"))
+    assert Translations({}).of(site + "%E7%AC%94%E8%AE%B0/", page, site) == expected
+    assert Translations({}).of(site + "x/", File(alternates={"zh": zh}), site) == ()  # one version: none
+    assert Translations({}).of(site + "x/", File(), site) == ()  # no i18n plugin

@@ -5,6 +5,12 @@ Markdown link would be): ``translation_of: torch-compile-fullgraph.md``, with it
 Pages joined this way form a group; every page of a group lists every other, itself and an
 ``x-default`` (the page the others translate), so the links are reciprocal by construction: Google
 ignores an hreflang link the other page does not return.
+
+A site built with mkdocs-static-i18n keeps each language in its own folder (`docs/en/…`, or
+`page.en.md`) and builds one tree per language; that plugin hands each page's `File` its versions
+(`file.alternates`: language -> File, `file.locale`: the language the file is written in). A page
+without `translation_of` takes its hreflang links from there (`i18n_alternates`), leaving out a
+language that only falls back to another's text.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import urljoin
 
 from jinja2 import pass_context
 from jinja2.runtime import Context
@@ -66,9 +73,10 @@ class Translations:
     def __init__(self, alternates: Mapping[str, tuple[Alternate, ...]]) -> None:
         self._alternates = dict(alternates)  # canonical URL -> its group's alternates
 
-    def of(self, url: str) -> tuple[Alternate, ...]:
-        """The alternates a page at `url` lists (empty when it has no translation)."""
-        return self._alternates.get(url, ())
+    def of(self, url: str, file: object = None, site_url: str = "") -> tuple[Alternate, ...]:
+        """The alternates a page at `url` lists (empty when it has no translation): its
+        `translation_of` group, else the language folders of mkdocs-static-i18n (its MkDocs `file`)."""
+        return self._alternates.get(url) or (i18n_alternates(file, site_url) if file is not None else ())
 
     @classmethod
     def collect(cls, pages: Iterable[Source], site_language: str, docs_dir: Path) -> Translations:
@@ -102,6 +110,21 @@ class Translations:
             for member in members:
                 alternates[member.url] = tuple(links)
         return cls(alternates)
+
+
+def i18n_alternates(file: object, site_url: str) -> tuple[Alternate, ...]:
+    """The hreflang links mkdocs-static-i18n's `file.alternates` give a page (site URL + each version's
+    URL, as its canonical is made), in language order; none when the page has no other real version.
+    A language whose version is another language's text (its `fallback_to_default`) is left out."""
+    versions = getattr(file, "alternates", None)
+    if not isinstance(versions, Mapping):
+        return ()
+    found = {language: urljoin(site_url, version.url) for language, version in versions.items()
+             if isinstance(language, str) and getattr(version, "locale", language) == language
+             and isinstance(getattr(version, "url", None), str)}  # fmt: skip
+    if len(found) < 2:
+        return ()
+    return tuple(Alternate(language, url) for language, url in sorted(found.items()))
 
 
 def _root(src: str, parent: Mapping[str, str]) -> str:
