@@ -13,6 +13,7 @@ builds run in-process are not seen: those tests are marked by hand.
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from collections.abc import Generator, Sequence
 from pathlib import Path
@@ -109,3 +110,14 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
     left_out = config.stash.get(_LEFT_OUT, 0)
     if left_out:
         terminalreporter.write_line(f"{NO_BROWSER}: {left_out} browser tests left out", yellow=True)
+
+
+@pytest.fixture
+def sigint_raises() -> Generator[None, None, None]:
+    """SIGINT raises KeyboardInterrupt during the test, as in an interactive shell: a suite started as a
+    background job of a non-interactive shell inherits SIGINT ignored, and Ctrl-C would never arrive."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)

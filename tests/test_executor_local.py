@@ -13,10 +13,13 @@ from pathlib import Path
 import pytest
 from executors import blog, engine, interval, overlap, site, snippet
 
-from perfblog.generator import device, runner
+from perfblog.generator import device
 from perfblog.generator.errors import GeneratorError, SnippetError
-from perfblog.generator.executor import EXECUTORS, Job, Local, Request, Scope
-from perfblog.generator.snippet import Purpose
+from perfblog.generator.run import runner
+from perfblog.generator.run.executor import Job, Request, Scope
+from perfblog.generator.run.executors import EXECUTORS
+from perfblog.generator.run.local import Local
+from perfblog.generator.source.snippet import Purpose
 
 CPU = device.cpu_class()
 
@@ -68,7 +71,7 @@ def test_a_parallel_failure_is_reported_and_the_others_are_stored(project: Path,
 def test_ending_all_runs_ends_a_kernel_running_in_another_thread(tmp_path: Path) -> None:
     path = tmp_path / "s.py"
     path.write_text(snippet("behaviour", 600))
-    from perfblog.generator import snippet as snippet_module
+    from perfblog.generator.source import snippet as snippet_module
 
     job = Job(snippet_module.load(path, tmp_path), runner.RunOptions(device="cpu", device_class=CPU))
     outcomes: list[runner.RunResult] = []
@@ -86,8 +89,8 @@ def test_ending_all_runs_ends_a_kernel_running_in_another_thread(tmp_path: Path)
 
 
 @pytest.mark.kernel
-def test_an_interrupted_parallel_run_ends_its_kernels_and_re_raises(tmp_path: Path) -> None:
-    from perfblog.generator import snippet as snippet_module
+def test_an_interrupted_parallel_run_ends_its_kernels_and_re_raises(tmp_path: Path, sigint_raises) -> None:
+    from perfblog.generator.source import snippet as snippet_module
 
     jobs = []
     for stem in ("a", "b"):
@@ -115,7 +118,7 @@ def test_an_interrupted_parallel_run_ends_its_kernels_and_re_raises(tmp_path: Pa
 
 
 def test_a_snippet_is_a_timing_snippet_unless_its_header_says_otherwise(tmp_path: Path) -> None:
-    from perfblog.generator import snippet as snippet_module
+    from perfblog.generator.source import snippet as snippet_module
 
     path = tmp_path / "s.py"
     path.write_text(snippet(None, 0))
@@ -128,7 +131,7 @@ def test_a_snippet_is_a_timing_snippet_unless_its_header_says_otherwise(tmp_path
 
 
 def test_purpose_is_not_part_of_the_key(tmp_path: Path) -> None:
-    from perfblog.generator import snippet as snippet_module
+    from perfblog.generator.source import snippet as snippet_module
 
     path = tmp_path / "s.py"
     path.write_text(snippet(None, 0))

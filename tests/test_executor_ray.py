@@ -21,8 +21,8 @@ import psutil
 import pytest
 from executors import blog, engine, interval, overlap, site, snippet
 
-from perfblog.generator import cluster
-from perfblog.generator.executor import Scope, Unwatched
+from perfblog.generator.run import cluster
+from perfblog.generator.run.executor import Scope, Unwatched
 
 if TYPE_CHECKING:
     from ray.cluster_utils import Cluster
@@ -168,7 +168,7 @@ def test_a_killed_worker_is_reported_its_kernel_ended_and_a_second_run_fills_in(
 
 
 def test_a_task_past_its_time_is_ended_and_reported_naming_snippet_and_class(
-    project: Path, two_classes: tuple[str, Cluster], monkeypatch: pytest.MonkeyPatch
+    project: Path, two_classes: tuple[str, Cluster], monkeypatch: pytest.MonkeyPatch, sigint_raises: None
 ) -> None:
     address, _ = two_classes
     snippets = project / "snippets"
