@@ -82,7 +82,7 @@ check: $(STAMP) fonts
 # The reference pages generated from the code (a test fails while one is stale).
 docs: $(STAMP)
 	$(BIN)/blog seo rules > docs/seo-rules.md.tmp && mv docs/seo-rules.md.tmp docs/seo-rules.md
-	$(BIN)/python -m perfblog.core.docs docs/configuration.md
+	$(BIN)/python -m perfblog.cli.docs docs/configuration.md
 	$(BIN)/python -m perfblog.generator.reference docs/notebooks.md
 	$(BIN)/python tests/seo_corpus.py --write   # builds and audits the OI-wiki corpus: a minute
 

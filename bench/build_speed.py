@@ -169,7 +169,7 @@ def generate(root: Path, posts: int) -> None:
         config = CONFIG.format(docs=docs, name=Path(name).stem, slugify=slugify, extra=extra)
         (root / name).write_text(config, encoding="utf-8")
     (root / ".gitignore").write_text("site-*/\n.cache/\n", encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "perfblog.core.cli", "run", "--device", "cpu"], cwd=root,
+    done = subprocess.run([sys.executable, "-m", "perfblog.cli", "run", "--device", "cpu"], cwd=root,
                           capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(f"blog run failed:\n{done.stderr}")
@@ -182,8 +182,8 @@ def generate(root: Path, posts: int) -> None:
 def prerender(root: Path) -> None:
     """Write plain/ posts: the Markdown the plugin would hand to MkDocs, computed once, outside timing."""
     from perfblog.generator.build import Build
-    from perfblog.generator.engine import Engine, Settings
-    from perfblog.generator.render import Page
+    from perfblog.generator.render.embeds import Page
+    from perfblog.generator.run.engine import Engine, Settings
 
     snippets = root / "snippets"
     build = Build(Engine(Settings(snippets, snippets / "_results", mode="frozen")), root)

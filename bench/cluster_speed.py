@@ -37,7 +37,7 @@ os.environ.update({"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_AUTH_MODE": "t
 
 from ray.cluster_utils import Cluster
 
-from perfblog.generator.cluster import labels
+from perfblog.generator.run.cluster import labels
 
 TARGET = 0.65
 SLEEP = "import time\ntime.sleep(3)\n"
@@ -57,7 +57,7 @@ def folder(work: Path, name: str, count: int, body: str, purpose: str | None) ->
 
 def blog_run(snippets: Path, *extra: str) -> float:
     """Wall seconds of one `blog run --force` of the folder; SystemExit when it fails."""
-    command = [sys.executable, "-m", "perfblog.core.cli", "run", "--force", "--device", "cpu",
+    command = [sys.executable, "-m", "perfblog.cli", "run", "--force", "--device", "cpu",
                "--snippets-dir", str(snippets), *extra]
     start = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, cwd=snippets.parent)

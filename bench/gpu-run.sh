@@ -230,14 +230,16 @@ differ = sorted(str(p.relative_to(tree)) for p in tree.rglob("*.py")
 if differ:
     sys.exit(f"the carried perfblog wheel is not this tree ({', '.join(differ[:5])} differ): "
              "run bench/gpu-wheels.sh again")
-declared = tomllib.loads(Path("pyproject.toml").read_text())["project"]["entry-points"]["perfblog.commands"]
-found = {ep.name: ep.value for ep in md.entry_points(group="perfblog.commands")}
+meta = tomllib.loads(Path("pyproject.toml").read_text())["project"]
+declared = {("console_scripts", name): value for name, value in meta["scripts"].items()}
+declared |= {(group, name): value for group, eps in meta["entry-points"].items() for name, value in eps.items()}
+found = {(ep.group, ep.name): ep.value for ep in md.distribution("perfblog").entry_points}
 if found != declared:
-    sys.exit(f"`blog` commands from the wheel {found} are not pyproject.toml's {declared}")
-print(f"  perfblog from {installed}: same modules as src/, commands {', '.join(sorted(found))}")
+    sys.exit(f"the wheel's entry points {sorted(found)} are not pyproject.toml's {sorted(declared)}")
+print(f"  perfblog from {installed}: same modules as src/, entry points {', '.join(n for _, n in sorted(found))}")
 
 import jupytext, nbclient, ipykernel, zmq  # noqa: E401,E402,F401  after the warnings that explain a failure
-from perfblog.core import cli  # noqa: E402
+from perfblog import cli  # noqa: E402
 
 cli.build_parser()  # `blog` starts: every subcommand's module imports
 if device == "cuda":
@@ -258,7 +260,7 @@ while read -r stem budget; do
     SKIPPED+=("$stem")
     continue
   fi
-  step "$stem" "$((budget + 10))" "$PY" -m perfblog.core.cli run --force --device "$DEVICE" \
+  step "$stem" "$((budget + 10))" "$PY" -m perfblog.cli run --force --device "$DEVICE" \
     --snippets-dir snippets --timeout-snippet "$budget" "$stem" </dev/null && RAN+=("$stem")  # stdin: the plan
   pack
 done < <(schedule)

@@ -5,8 +5,8 @@
 # jupytext, nbclient and ipykernel, and its command modules import mkdocs (the plugin's config schema);
 # this downloads them and every dependency of theirs that the image lacks, as Python 3.12 x86-64
 # wheels, into .whl/ (ignored by git; the device call carries it). It also builds this project's own
-# wheel: `blog` finds its subcommands through entry points, which exist only once perfblog is
-# installed; gpu-run.sh checks there that the wheel's modules are byte for byte this tree's src/.
+# wheel: `blog` and the plugins run from it as a user installs them (its script and entry points);
+# gpu-run.sh checks there that the wheel's modules are byte for byte this tree's src/.
 # The versions are those pinned and tested here (.venv); compiled ones (pyzmq, tornado, wcwidth,
 # rpds-py) come as cp312 manylinux wheels. Everything else they need is already on the image
 # (IMAGE below, copied from the device README's package list): it is not carried, since a second

@@ -1,4 +1,4 @@
-"""Is the harness (perfblog.generator.bench) accurate? Time the same operations with it and with a
+"""Is the harness (perfblog.harness) accurate? Time the same operations with it and with a
 different timer, and fail when they disagree.
 
 CPU: the harness times blocks with torch.utils.benchmark; the reference here is an independent loop
@@ -26,7 +26,7 @@ from typing import Any
 
 import torch
 
-from perfblog.generator import bench
+from perfblog.harness import clocks, compare
 
 TOLERANCE = 0.05
 #: Reference blocks on CPU: at least this long, and this many.
@@ -90,7 +90,7 @@ def reference_cuda(fn: Callable[..., Any], args: tuple[Any, ...], min_run_time: 
 
 
 def harness(fn: Callable[..., Any], args: tuple[Any, ...], device: str, min_run_time: float) -> float:
-    comparison = bench.compare({"op": fn}, [args], device=device, min_run_time=min_run_time, check=False,
+    comparison = compare.compare({"op": fn}, [args], device=device, min_run_time=min_run_time, check=False,
                                reset=False)
     return comparison["op"].timing.median_s
 
@@ -136,7 +136,7 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=1,
                         help="CPU threads for both sides (default 1, as the harness pins them)")
     options = parser.parse_args()
-    os.environ[bench.THREADS_ENV] = str(options.threads)
+    os.environ[clocks.THREADS_ENV] = str(options.threads)
     torch.set_num_threads(options.threads)
     ok = run("cpu", options.rounds, options.min_run_time)
     if torch.cuda.is_available():

@@ -50,8 +50,8 @@ def prepare(work: Path) -> int:
 def prerender(site: Path) -> int:
     """Replace each `output()` embed of the site's posts by what it renders to; how many there were."""
     from perfblog.generator.build import Build
-    from perfblog.generator.engine import Engine, Settings
-    from perfblog.generator.render import Page
+    from perfblog.generator.render.embeds import Page
+    from perfblog.generator.run.engine import Engine, Settings
 
     snippets = site / "snippets"
     build = Build(Engine(Settings(snippets, snippets / "_results", mode="frozen")), site)

@@ -22,7 +22,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from perfblog.generator import bench, record, verdict
+from perfblog.harness import compare, record, stats, verdict
 
 TARGET = 0.02
 
@@ -86,15 +86,15 @@ def main() -> int:
     record._emit = lambda payload: None  # no kernel to display records in
     watch = Stopwatch()
     verdict.ratio_interval = watch.wrap(verdict.ratio_interval)
-    bench.ratio_interval = verdict.ratio_interval  # the name the harness calls
-    bench.decide = watch.wrap(bench.decide)
+    stats.ratio_interval = verdict.ratio_interval  # the name ``Comparison`` calls
+    verdict.decide = watch.wrap(verdict.decide)  # ``Judgement.verdict`` calls it in its own module
     print(f"torch={torch.__version__} load={os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
     worst = 0.0
     for name, make in (("demo: loop vs torch.dot", demo), ("where/cond: 5 candidates, 3 compiled", gates)):
         candidates, inputs, kwargs = make()
         watch.spent, watch.calls = 0.0, 0
         start = time.perf_counter()
-        result = bench.compare(candidates, inputs, device="cpu", min_run_time=0.3, **kwargs)
+        result = compare.compare(candidates, inputs, device="cpu", min_run_time=0.3, **kwargs)
         result.record("timings", caption="cost")
         for candidate in list(candidates)[1:]:
             result.record_verdict(candidate.replace(" ", "_"), candidate)

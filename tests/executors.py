@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from perfblog.generator import commands, resolve
-from perfblog.generator.engine import Engine, Settings
-from perfblog.generator.result import Result
+from perfblog.generator import commands
+from perfblog.generator.run.engine import Engine, Settings
+from perfblog.generator.store import resolve
+from perfblog.generator.store.result import Result
 
 
 def blog(*argv: str) -> int:

@@ -18,13 +18,13 @@ import pytest
 import seo_pages
 from rich.console import Console
 
-from perfblog.core.cli import main
-from perfblog.generator import snippet as snippet_module
+from perfblog.cli import main
 from perfblog.generator.commands import _run_due
-from perfblog.generator.engine import Engine, Settings
 from perfblog.generator.errors import EmbedError
-from perfblog.generator.render import Renderer
-from perfblog.generator.runner import git_state
+from perfblog.generator.render.render import Renderer
+from perfblog.generator.run.engine import Engine, Settings
+from perfblog.generator.run.runner import git_state
+from perfblog.generator.source import snippet as snippet_module
 from perfblog.seo import panel
 from perfblog.seo.audit import audit_site
 from perfblog.seo.registry import Scope

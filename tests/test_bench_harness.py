@@ -15,7 +15,8 @@ import sys
 import pytest
 
 from perfblog.generator import bench
-from perfblog.generator.verdict import Interval, Verdict, decide, ratio_interval
+from perfblog.harness import clocks, compilation
+from perfblog.harness.verdict import Interval, Verdict, decide, ratio_interval
 
 pytestmark = pytest.mark.torch
 
@@ -135,7 +136,7 @@ def test_an_interval_too_wide_to_say_much_is_noise_too() -> None:
 def test_record_verdict_emits_the_verdict_and_what_the_snippet_expects(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from perfblog.generator import record
+    from perfblog.harness import record
 
     emitted: list[dict] = []
     monkeypatch.setattr(record, "_emit", emitted.append)
@@ -200,7 +201,7 @@ QUIET = bench.NoiseLimits(load_per_cpu=1e9)
 @pytest.fixture
 def fake_cuda(monkeypatch: pytest.MonkeyPatch) -> FakeCuda:
     cuda = FakeCuda()
-    monkeypatch.setattr(bench, "_cuda_module", lambda: cuda)
+    monkeypatch.setattr(clocks, "cuda_module", lambda: cuda)
     return cuda
 
 
@@ -329,16 +330,16 @@ def test_compile_times_are_cold_from_an_empty_cache_then_warm_and_split_from_tor
 ) -> None:
     import torch
 
-    monkeypatch.setattr(bench, "_process_warmed", {"cpu"})  # no throwaway Inductor compile in a test
+    monkeypatch.setattr(compilation, "_process_warmed", {"cpu"})  # no throwaway Inductor compile in a test
     caches: list[tuple[str, bool]] = []
-    timed = bench._timed_first_call
+    timed = compilation.timed_first_call
 
     def spy(call, sync):
         path = os.environ["TORCHINDUCTOR_CACHE_DIR"]
         caches.append((path, not os.listdir(path)))
         return timed(call, sync)
 
-    monkeypatch.setattr(bench, "_timed_first_call", spy)
+    monkeypatch.setattr(compilation, "timed_first_call", spy)
 
     def f(x):
         return torch.sin(x) + 1
@@ -398,7 +399,7 @@ def test_whole_runs_take_turns_and_give_one_comparison_per_metric() -> None:
 # --- records -----------------------------------------------------------------------------------------
 
 def _record(monkeypatch: pytest.MonkeyPatch, comparison: bench.Comparison) -> dict[str, dict]:
-    from perfblog.generator import record
+    from perfblog.harness import record
 
     emitted: list[dict] = []
     monkeypatch.setattr(record, "_emit", emitted.append)
@@ -425,7 +426,7 @@ def test_record_emits_a_compact_chinese_table_with_the_interval_in_the_speedup_c
 def test_record_also_emits_the_table_worded_in_english_with_the_snippets_own_translations(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from perfblog.generator import record
+    from perfblog.harness import record
 
     emitted: list[dict] = []
     monkeypatch.setattr(record, "_emit", emitted.append)
@@ -519,7 +520,7 @@ def test_importing_the_generator_and_its_harness_does_not_import_torch() -> None
 def test_a_table_worded_for_a_language_is_keyed_by_its_primary_subtag(
     monkeypatch: pytest.MonkeyPatch, language: str,
 ) -> None:
-    from perfblog.generator import record
+    from perfblog.harness import record
 
     monkeypatch.setattr(record, "_emit", lambda payload: None)
     with pytest.raises(ValueError, match="primary subtag"):

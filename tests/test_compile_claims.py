@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from perfblog.generator.bench import count_compiles, first_line
+from perfblog.harness.compilation import count_compiles, first_line
 
 torch = pytest.importorskip("torch")
 F = torch.nn.functional

@@ -9,7 +9,8 @@ import pytest
 from mkdocs.config import base
 from mkdocs.config import config_options as c
 
-from perfblog.core import docs, project
+from perfblog.cli import docs
+from perfblog.core import project
 from perfblog.core.errors import BlogError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,7 +59,7 @@ def test_the_option_tables_in_the_docs_are_the_ones_the_config_classes_generate(
     page = CONFIGURATION.read_text(encoding="utf-8")
     assert "<!-- options: perfblog.generator.config.SnippetsConfig -->" in page
     assert "<!-- options: perfblog.seo.config.SeoConfig -->" in page
-    assert docs.render(page) == page, "run `make docs` (python -m perfblog.core.docs docs/configuration.md)"
+    assert docs.render(page) == page, "run `make docs` (python -m perfblog.cli.docs docs/configuration.md)"
 
 
 def test_a_table_gives_each_option_its_default_accepted_values_and_docstring() -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from perfblog.generator import claims, readtime
-from perfblog.generator.result import ValueRecord
+from perfblog.generator.render import claims, readtime
+from perfblog.generator.store.content import ValueRecord
 
 VALUES = {
     ("s", "speedup"): ValueRecord("speedup", 2.31),

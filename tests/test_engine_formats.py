@@ -11,9 +11,9 @@ from pathlib import Path
 import jupytext
 import pytest
 
-from perfblog.generator import snippet
-from perfblog.generator.celltags import Tag
 from perfblog.generator.errors import SnippetError
+from perfblog.generator.source import snippet
+from perfblog.generator.source.celltags import Tag
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "notebooks"
 AUTOGRAD = FIXTURES / "autogradqs_tutorial.py"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from perfblog.core.cli import main
+from perfblog.cli import main
 from perfblog.generator.config import SnippetsConfig
 
 

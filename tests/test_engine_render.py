@@ -10,9 +10,13 @@ from typing import Any
 import markdown as md
 import pytest
 
-from perfblog.generator import charts, render, resolve, sanitize, snippet
 from perfblog.generator.errors import EmbedError, SnippetError
-from perfblog.generator.result import ChartRecord, Result, digest
+from perfblog.generator.render import charts, embeds, render, sanitize
+from perfblog.generator.source import snippet
+from perfblog.generator.store import resolve
+from perfblog.generator.store.content import ChartRecord
+from perfblog.generator.store.result import Result
+from perfblog.generator.store.schema import digest
 
 SOURCE = '''# %% name="bench"
 print("<script>alert(1)</script>")
@@ -74,11 +78,11 @@ def result(snip: snippet.Snippet, prov: dict[str, Any], **extra: Any) -> Result:
 
 
 def renderer(snip: snippet.Snippet, res: Result | None, show: bool = True) -> render.Renderer:
-    def lookup(stem: str, post: str) -> render.Resolved:
+    def lookup(stem: str, post: str) -> embeds.Resolved:
         if stem != "demo":
             raise SnippetError(f"no snippet {stem!r} in snippets (known: demo)")
         status = resolve.status_of(snip, res.device_class if res else "cpu-x86_64", res)
-        return render.Resolved(snip, status, show_outputs=show)
+        return embeds.Resolved(snip, status, show_outputs=show)
 
     return render.Renderer(lookup)
 
@@ -226,9 +230,9 @@ def test_embed_syntax_error_names_post_and_line(snip) -> None:
 
 
 def test_image_urls_are_relative_to_the_page() -> None:
-    assert render.image_url("s", "cpu-x86_64", "a.png", "my-post/") == "../_snippets/s/cpu-x86_64-files/a.png"
-    assert render.image_url("s", "cpu-x86_64", "a.png", "") == "_snippets/s/cpu-x86_64-files/a.png"
-    assert render.image_url("s", "c", "a.png", "x/y.html") == "../_snippets/s/c-files/a.png"
+    assert embeds.image_url("s", "cpu-x86_64", "a.png", "my-post/") == "../_snippets/s/cpu-x86_64-files/a.png"
+    assert embeds.image_url("s", "cpu-x86_64", "a.png", "") == "_snippets/s/cpu-x86_64-files/a.png"
+    assert embeds.image_url("s", "c", "a.png", "x/y.html") == "../_snippets/s/c-files/a.png"
 
 
 @pytest.mark.parametrize(
@@ -313,7 +317,7 @@ def test_a_verdict_embed_words_the_verdict_in_the_pages_language(snip, record: d
                                                                  phrase: str) -> None:
     r = renderer(snip, with_verdict(snip, PROV_CPU, **record))
     out = r.render('<%= verdict("demo", "v", subject="A", baseline="B") %>', "p.md",
-                   page=render.Page(language=language, torch="2.13"))
+                   page=embeds.Page(language=language, torch="2.13"))
     assert f">{phrase}</span>" in unescape(out)
     assert f'class="snippet-verdict snippet-verdict-{record["verdict"]}"' in out
 
@@ -338,7 +342,7 @@ def worded(snip: snippet.Snippet) -> Result:
 def test_an_embed_shows_the_record_worded_in_the_pages_language_when_the_snippet_recorded_one(
         snip, language: str, caption: str, header: str, alt: str, value: str) -> None:
     r = renderer(snip, worded(snip))
-    page = render.Page(language=language, torch="2.13")
+    page = embeds.Page(language=language, torch="2.13")
     table = r.render('<%= table("demo", "t") %>', "p.md", page=page)
     chart = r.render('<%= chart("demo", "c") %>', "p.md", page=page)
     inline = r.render('<%= value("demo", "label") %>', "p.md", page=page)
@@ -352,7 +356,7 @@ def test_a_noisy_verdicts_reasons_name_the_two_sides_as_the_sentence_does(snip) 
     r = renderer(snip, with_verdict(snip, PROV_CPU, verdict="inconclusive", ratio=3.0, low=2.9, high=3.1,
                                     noise=noise))
     out = unescape(r.render('<%= verdict("demo", "v", subject="A", baseline="B") %>', "p.md",
-                            page=render.Page(language="en", torch="2.13")))
+                            page=embeds.Page(language="en", torch="2.13")))
     assert ("whether A is faster than B is inconclusive: the measurement was noisy (A: had the CPU 50% of "
             "the time (limit 90%); machine busy: load average 4.00 on 2 CPUs)") in out
 
@@ -412,13 +416,13 @@ print(result)
 
 def test_a_result_from_another_torch_is_labelled_with_its_version(snip) -> None:
     r = renderer(snip, result(snip, PROV_GPU))  # a GPU result made under torch 2.11
-    page = render.Page(torch="2.13")
+    page = embeds.Page(torch="2.13")
     block = r.render('<%= table("demo", "t") %>', "p.md", page=page)
     inline = r.render('<%= value("demo", "speedup") %>', "p.md", page=page)
     for out in (block, inline):
         assert ('<sup class="snippet-version" title="本文描述的是 torch 2.13，这个结果来自另一个版本">'
                 "torch 2.11.0</sup>") in unescape(out)
-    same = render.Page(torch="2.11")
+    same = embeds.Page(torch="2.11")
     assert "snippet-version" not in r.render('<%= table("demo", "t") %>', "p.md", page=same)
     assert r.shown.torch == {"demo": "2.11.0"}
-    assert render.same_version("2.13.0+cpu", "2.13") and not render.same_version("2.11.0", "2.13")
+    assert embeds.same_version("2.13.0+cpu", "2.13") and not embeds.same_version("2.11.0", "2.13")

@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 
-from perfblog.core.cli import main
-from perfblog.generator import result as fmt
+from perfblog.cli import main
 from perfblog.generator.errors import ResultFormatError, StoreError
-from perfblog.generator.result import Result
-from perfblog.generator.store import Store, document
+from perfblog.generator.store import schema as fmt
+from perfblog.generator.store.result import Result
+from perfblog.generator.store.store import Store, document
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMITTED = sorted((ROOT / "snippets" / "_results").glob("*/*.json"))

@@ -11,9 +11,12 @@ from pathlib import Path
 import psutil
 import pytest
 
-from perfblog.generator import device, runner, snippet
-from perfblog.generator.result import ErrorOutput, Result, StreamOutput
-from perfblog.generator.runner import RunOptions
+from perfblog.generator import device
+from perfblog.generator.run import capture, runner
+from perfblog.generator.run.runner import RunOptions
+from perfblog.generator.source import snippet
+from perfblog.generator.store.content import ErrorOutput, StreamOutput
+from perfblog.generator.store.result import Result
 
 CPU = RunOptions(device="cpu", device_class="cpu-test", cell_timeout=60, snippet_timeout=120)
 
@@ -191,7 +194,7 @@ raise ValueError(os.getcwd())
 def test_the_scrubber_shortens_library_project_home_and_cell_paths(tmp_path: Path) -> None:
     import sysconfig
 
-    clean = runner.scrubber(tmp_path)
+    clean = capture.scrubber(tmp_path)
     library = sysconfig.get_paths()["purelib"]
     said = (f'File "{library}/torch/x.py", line 3\n'
             f'  File "/tmp/ipykernel_71/3830.py", line 2\n{tmp_path}/snippets/a.py')

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from perfblog.generator import device
-from perfblog.generator.result import digest
+from perfblog.generator.store.schema import digest
 
 pytestmark = [pytest.mark.kernel, pytest.mark.mkdocs]
 
@@ -41,7 +41,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The fixture site with fresh results from a real `blog run` on this machine's CPU."""
     root = tmp_path_factory.mktemp("engine-site") / "site"
     shutil.copytree(FIXTURE, root, ignore=shutil.ignore_patterns("site", "_results", "__pycache__"))
-    done = sh(root, "perfblog.core.cli", "run", "--device", "cpu")
+    done = sh(root, "perfblog.cli", "run", "--device", "cpu")
     assert done.returncode == 0, done.stderr
     return root
 

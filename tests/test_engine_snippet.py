@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from perfblog.generator import resolve, snippet
 from perfblog.generator.errors import SnippetError
-from perfblog.generator.result import CellResult, Provenance, Result
+from perfblog.generator.source import snippet
+from perfblog.generator.store import resolve
+from perfblog.generator.store.result import CellResult, Provenance, Result
 
 GOOD = '''# ---
 # jupyter:

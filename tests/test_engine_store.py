@@ -14,12 +14,14 @@ from typing import Any
 
 import pytest
 
-from perfblog.generator import commands, device, probe, resolve
-from perfblog.generator.engine import Engine, Settings
+from perfblog.generator import commands, device
 from perfblog.generator.errors import GeneratorError, LockError
-from perfblog.generator.resolve import Mode
-from perfblog.generator.result import Provenance, Result
-from perfblog.generator.store import Store
+from perfblog.generator.run.engine import Engine, Settings
+from perfblog.generator.store import resolve
+from perfblog.generator.store.resolve import Mode
+from perfblog.generator.store.result import Provenance, Result
+from perfblog.generator.store.store import Store
+from perfblog.harness import probe
 
 SNIPPET = ('# %% [markdown]\n# prose\n\n'
            '# %% name="main"\nfrom perfblog.generator import glue\nglue("n", 7)\nprint("hi")\n')
@@ -110,7 +112,7 @@ def test_a_second_lock_holder_fails_fast_with_a_clear_message(project: Path) -> 
         busy = r"locked by pid \d+ \(another `blog run`"
         with pytest.raises(LockError, match=busy), Store(store.root).lock():
             pass
-        done = subprocess.run([sys.executable, "-m", "perfblog.core.cli", "run", "--device", "cpu"],
+        done = subprocess.run([sys.executable, "-m", "perfblog.cli", "run", "--device", "cpu"],
                               capture_output=True, text=True, timeout=120, cwd=project)
     assert done.returncode == 2
     assert "is locked by pid" in done.stderr
@@ -133,7 +135,7 @@ def test_a_second_blog_run_fails_fast_even_between_the_first_runs_snippets(
     def run_then_start_another_blog_run(self: Engine, snip: Any, progress: Any = None) -> Any:
         outcome = run_one(self, snip, progress)
         if not second:  # the first snippet is stored, the second not yet started
-            command = [sys.executable, "-m", "perfblog.core.cli", "run", "--device", "cpu"]
+            command = [sys.executable, "-m", "perfblog.cli", "run", "--device", "cpu"]
             second.append(subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=project))
         return outcome
 

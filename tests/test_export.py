@@ -19,7 +19,7 @@ import lxml.html
 import markdown
 import pytest
 
-from perfblog.core.cli import main
+from perfblog.cli import main
 from perfblog.core.escape import markdown_text
 from perfblog.generator.export import TARGETS
 

@@ -17,7 +17,7 @@ CONFTEST = Path(__file__).with_name("conftest.py")
     ([sys.executable, "-m", "mkdocs", "serve", "--dev-addr", "127.0.0.1:8000"], "mkdocs"),
     ([".venv/bin/mkdocs", "build"], "mkdocs"),
     (["playwright/driver/node", "playwright/driver/package/cli.js", "run-driver"], "browser"),
-    ([sys.executable, "-m", "perfblog.core.cli", "status"], None),
+    ([sys.executable, "-m", "perfblog.cli", "status"], None),
     (["git", "log", "-1", "--format=%cI", "--", "mkdocs.yml"], None),
 ])  # fmt: skip
 def test_a_started_process_calls_for_the_marker_of_what_it_is(argv: list[str], lane: str | None) -> None:

@@ -24,9 +24,9 @@ from mkdocs.exceptions import PluginError
 from test_security_embeds import renderer, result, snip  # noqa: F401 (the `snip` fixture)
 
 from perfblog.core import timebound
-from perfblog.generator import outputs
 from perfblog.generator.config import SnippetsConfig, output_options
 from perfblog.generator.errors import EmbedError
+from perfblog.generator.render import outputs
 
 BRACKETS = "[" * 5000  # seconds of Python-Markdown's inline patterns
 FIXTURE = Path(__file__).parent / "fixtures" / "engine" / "blog"

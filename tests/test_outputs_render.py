@@ -7,10 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from perfblog.generator import outputs, render, resolve, sanitize, snippet, terminal
-from perfblog.generator.celltags import Tag
 from perfblog.generator.errors import EmbedError
-from perfblog.generator.result import CellResult, DisplayOutput, ErrorOutput, Provenance, Result, StreamOutput
+from perfblog.generator.render import embeds, outputs, render, sanitize, terminal
+from perfblog.generator.source import snippet
+from perfblog.generator.source.celltags import Tag
+from perfblog.generator.store import resolve
+from perfblog.generator.store.content import DisplayOutput, ErrorOutput, StreamOutput
+from perfblog.generator.store.result import CellResult, Provenance, Result
 
 PAGE = outputs.Page(image_url=lambda name: f"files/{name}", sanitizer=sanitize.Sanitizer(),
                     labels=outputs.LABELS["en"], alt="output of s · c")
@@ -141,7 +144,7 @@ def tagged(tmp_path: Path) -> render.Renderer:
     result = Result(snippet="s", key=snip.key, hashes=snip.hashes, device_class="cpu-x86_64",
                     provenance=provenance, cells=cells)
     status = resolve.status_of(snip, "cpu-x86_64", result)
-    return render.Renderer(lambda stem, post: render.Resolved(snip, status))
+    return render.Renderer(lambda stem, post: embeds.Resolved(snip, status))
 
 
 def test_remove_input_and_remove_output_refuse_the_embed(tagged: render.Renderer) -> None:
@@ -152,7 +155,7 @@ def test_remove_input_and_remove_output_refuse_the_embed(tagged: render.Renderer
 
 
 def test_hide_input_shows_the_code_collapsed_and_highlighted(tagged: render.Renderer) -> None:
-    chinese = render.Page(language="zh-CN")
+    chinese = embeds.Page(language="zh-CN")
     page = sanitize.readable(tagged.render('<%= code("s", "quiet") %>', "p.md", page=chinese))
     assert '<details class="snippet-hidden snippet-code"><summary>代码</summary>' in page
     assert '<span class="nb">print</span>' in page

@@ -21,9 +21,9 @@ import pytest
 import yaml
 from lxml import html as lxml_html
 
-from perfblog.generator.resolve import stale_reasons
-from perfblog.generator.snippet import load
-from perfblog.generator.store import Store
+from perfblog.generator.source.snippet import load
+from perfblog.generator.store.resolve import stale_reasons
+from perfblog.generator.store.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 POSTS_DIR = ROOT / "posts" / "posts"
@@ -226,7 +226,7 @@ CODE_CALL = re.compile(r"""\bcode\(\s*["']([^"']+)["']\s*,\s*["']([^"']+)["']"""
 
 
 def test_the_code_a_post_shows_holds_no_checks_or_plumbing(markdown: str) -> None:
-    from perfblog.generator import hidden
+    from perfblog.generator.source import hidden
 
     found = []
     for stem, cell in CODE_CALL.findall(markdown):
@@ -266,7 +266,7 @@ def test_the_flagship_ends_with_its_related_posts_and_not_its_translation(built:
 def test_the_flagships_juejin_export_matches_the_built_page(built: Path, tmp_path: Path) -> None:
     """`blog export torch-compile-fullgraph --to juejin`: the page's tables, code and values, absolute
     links, and the original URL."""
-    from perfblog.core.cli import main
+    from perfblog.cli import main
 
     out = tmp_path / "juejin.md"
     assert main(["export", "-f", str(ROOT / "mkdocs.yml"), FLAGSHIP, "--to", "juejin", "--site-dir",

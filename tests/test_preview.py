@@ -16,9 +16,9 @@ import pytest
 from mkdocs.livereload import LiveReloadServer
 
 from perfblog.generator.build import Build
-from perfblog.generator.engine import Engine, Settings
 from perfblog.generator.preview import SnippetPreview
-from perfblog.generator.store import Store
+from perfblog.generator.run.engine import Engine, Settings
+from perfblog.generator.store.store import Store
 
 pytestmark = pytest.mark.kernel
 

@@ -53,7 +53,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A copy of the fixture blog whose two snippets have fresh results (run by the real `blog run`)."""
     root = tmp_path_factory.mktemp("preview") / "site"
     shutil.copytree(FIXTURE, root)
-    subprocess.run([sys.executable, "-m", "perfblog.core.cli", "run", "--device", "cpu"], cwd=root,
+    subprocess.run([sys.executable, "-m", "perfblog.cli", "run", "--device", "cpu"], cwd=root,
                    env=blog_env(), check=True, timeout=120)  # fmt: skip
     return root
 

@@ -46,7 +46,7 @@ def git(root: Path, *args: str, when: str | None = None) -> None:
 
 def blog(cwd: Path, *argv: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "BLOG_EXEC_MODE"}
-    return subprocess.run([sys.executable, "-m", "perfblog.core.cli", *argv], cwd=cwd, env=env,
+    return subprocess.run([sys.executable, "-m", "perfblog.cli", *argv], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=300)
 
 

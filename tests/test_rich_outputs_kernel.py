@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from perfblog.generator import runner, snippet
-from perfblog.generator.result import CellResult, DisplayOutput, ErrorOutput, StreamOutput
-from perfblog.generator.runner import RunOptions
+from perfblog.generator.run import runner
+from perfblog.generator.run.runner import RunOptions
+from perfblog.generator.source import snippet
+from perfblog.generator.store.content import DisplayOutput, ErrorOutput, StreamOutput
+from perfblog.generator.store.result import CellResult
 
 RICH = Path(__file__).resolve().parent / "fixtures" / "notebooks" / "rich.py"
 CPU = RunOptions(device="cpu", device_class="cpu-test", cell_timeout=120, snippet_timeout=300)

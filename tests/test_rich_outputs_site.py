@@ -54,7 +54,7 @@ def make_site(root: Path) -> Path:
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = make_site(tmp_path_factory.mktemp("rich") / "site")
-    ran = subprocess.run([sys.executable, "-m", "perfblog.core.cli", "run", "--device", "cpu"], cwd=root,
+    ran = subprocess.run([sys.executable, "-m", "perfblog.cli", "run", "--device", "cpu"], cwd=root,
                          env=env(), capture_output=True, text=True, timeout=600)
     assert ran.returncode == 0, ran.stdout + ran.stderr
     done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict"], cwd=root, env=env(),

@@ -12,7 +12,7 @@ import yaml
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
 
-from perfblog.core.cli import main
+from perfblog.cli import main
 from perfblog.core.conventions import PLACEHOLDER
 from perfblog.seo.audit import audit_site
 

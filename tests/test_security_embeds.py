@@ -15,9 +15,13 @@ import lxml.html
 import markdown as md
 import pytest
 
-from perfblog.generator import build, render, resolve, sandbox, sanitize, snippet
+from perfblog.generator import build
 from perfblog.generator.errors import EmbedError
-from perfblog.generator.result import Result, image_name
+from perfblog.generator.render import embeds, render, sandbox, sanitize
+from perfblog.generator.source import snippet
+from perfblog.generator.store import resolve
+from perfblog.generator.store.content import image_name
+from perfblog.generator.store.result import Result
 
 #: The example site's extensions (mkdocs.yml), plus magiclink, which links bare URLs.
 EXTENSIONS = ["admonition", "attr_list", "md_in_html", "tables", "toc", "pymdownx.highlight",
@@ -74,10 +78,10 @@ def result(snip: snippet.Snippet, s: str = "x", *, outputs: list[dict[str, Any]]
 
 
 def renderer(snip: snippet.Snippet, res: Result | None) -> render.Renderer:
-    def lookup(stem: str, post: str) -> render.Resolved:
+    def lookup(stem: str, post: str) -> embeds.Resolved:
         if stem != "demo":
             raise EmbedError(f"no snippet {stem!r}")
-        return render.Resolved(snip, resolve.status_of(snip, "cpu-x86_64", res))
+        return embeds.Resolved(snip, resolve.status_of(snip, "cpu-x86_64", res))
 
     return render.Renderer(lookup)
 

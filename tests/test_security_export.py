@@ -19,9 +19,9 @@ import lxml.html
 import pytest
 from markdown_it import MarkdownIt
 
-from perfblog.core.cli import main
-from perfblog.generator import result
+from perfblog.cli import main
 from perfblog.generator.export import TARGETS
+from perfblog.generator.store import schema
 
 pytestmark = pytest.mark.mkdocs
 
@@ -41,13 +41,13 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("hostile-export")
     shutil.copytree(FIXTURE, root, dirs_exist_ok=True, ignore=shutil.ignore_patterns("golden", "site"))
     stored = root / "snippets" / "_results" / "timing" / "cpu-x86_64.json"
-    document = result.migrate(json.loads(stored.read_text(encoding="utf-8")))
+    document = schema.migrate(json.loads(stored.read_text(encoding="utf-8")))
     document["provenance"].update(cpu=CPU, torch=TORCH)
     document["verdicts"]["hostile"] = {
         "kind": "verdict", "name": "hostile", "candidate": CANDIDATE, "baseline": BASELINE, "ratio": 3.1,
         "low": 2.9, "high": 3.3, "confidence": 0.95, "delta": 0.05, "blocks": 20, "verdict": "faster",
         "expected": None, "noise": [], "device": "cpu", "line": 3, "cell": "record"}
-    document["digest"] = result.digest(document)
+    document["digest"] = schema.digest(document)
     stored.write_text(json.dumps(document, ensure_ascii=False, indent=1), encoding="utf-8")
     post = root / "posts" / "posts" / "measured.md"
     text = post.read_text(encoding="utf-8")

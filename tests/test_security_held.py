@@ -49,10 +49,11 @@ import pytest
 
 from perfblog.core import slug
 from perfblog.core.cache import Cache
-from perfblog.core.cli import main
-from perfblog.generator import resolve, snippet, store
-from perfblog.generator.engine import Engine, Settings
+from perfblog.cli import main
 from perfblog.generator.errors import SnippetError
+from perfblog.generator.run.engine import Engine, Settings
+from perfblog.generator.source import snippet
+from perfblog.generator.store import resolve, store
 from perfblog.seo import feed, panel
 
 ROOT = Path(__file__).parent.parent
@@ -94,7 +95,8 @@ plugins:
       post_url_format: "{slug}"
       post_slugify: !!python/name:perfblog.core.slug.slugify
   - snippets: {snippets_dir: snippets, results_dir: snippets/_results, exec_mode: frozen}
-  - seo
+  - seo:
+      seo_related: true
 """
 
 
@@ -383,7 +385,7 @@ def test_sigkill_of_blog_run_leaves_the_store_intact_and_unlocked(tmp_path: Path
     results = tmp_path / "snippets" / "_results"
     stored = (results / "embed_demo" / "cpu-x86_64.json").read_bytes()
     pid_file = tmp_path / "pids"
-    blog = subprocess.Popen([sys.executable, "-m", "perfblog.core.cli", "run", "--device", "cpu",
+    blog = subprocess.Popen([sys.executable, "-m", "perfblog.cli", "run", "--device", "cpu",
                              "--snippets-dir", "snippets", "sleeper"], cwd=tmp_path,
                             env={**os.environ, "CHILD_PID_FILE": str(pid_file)},
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

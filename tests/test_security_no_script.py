@@ -23,9 +23,13 @@ from typing import Any
 import lxml.html
 import pytest
 
-from perfblog.generator import build, maths, outputs, resolve, sanitize, snippet
-from perfblog.generator.result import DisplayOutput, Result, image_name
-from perfblog.generator.store import Store
+from perfblog.generator import build
+from perfblog.generator.render import maths, outputs, sanitize
+from perfblog.generator.source import snippet
+from perfblog.generator.store import resolve
+from perfblog.generator.store.content import DisplayOutput, image_name
+from perfblog.generator.store.result import Result
+from perfblog.generator.store.store import Store
 
 CPU = "cpu-x86_64"
 #: The reproduced payloads of the issue: a `text/latex` output and a `text/html` output.

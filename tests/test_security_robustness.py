@@ -19,13 +19,17 @@ import pytest
 from fake_engines import FakeEngines, engines_fixture  # noqa: F401 (the `engines` fixture)
 from submit_sites import pages, write_repo
 
-from perfblog.core.cli import main
+from perfblog.cli import main
 from perfblog.core.fsio import atomic_write
-from perfblog.generator import render, resolve, runner, snippet, store, workspace
 from perfblog.generator.config import SnippetsConfig
 from perfblog.generator.device import EnvPolicy
-from perfblog.generator.engine import Engine, Settings
 from perfblog.generator.errors import EmbedError, SnippetError
+from perfblog.generator.render import render
+from perfblog.generator.run import capture, runner, workspace
+from perfblog.generator.run.engine import Engine, Settings
+from perfblog.generator.source import snippet
+from perfblog.generator.store import resolve, store
+from perfblog.generator.store.result import MAX_OUTPUT
 from perfblog.seo import audit
 from perfblog.seo.errors import SubmitError, SubmitStateError
 from perfblog.seo.rules import PageFacts, check_jsonld
@@ -40,7 +44,7 @@ SAMPLE = ROOT / "snippets" / "_results" / "embed_demo" / "cpu-x86_64.json"
 
 def test_scrubbing_a_one_megabyte_line_is_linear(tmp_path: Path) -> None:
     """A printed base64 blob (one 1 MB line) is scrubbed in well under a second, like any text."""
-    clean = runner.scrubber(tmp_path)
+    clean = capture.scrubber(tmp_path)
     line = "QUJD" * 250_000 + " /tmp/ipykernel_123/456.py " + "x/" * 100
     previous = signal.signal(signal.SIGALRM, lambda *_: (_ for _ in ()).throw(TimeoutError("quadratic")))
     signal.alarm(20)
@@ -215,10 +219,10 @@ def test_a_result_edited_by_hand_is_reported_not_fresh(tmp_path: Path) -> None:
 def test_malformed_raw_records_fail_the_run_with_a_message(tmp_path: Path) -> None:
     (tmp_path / "s.py").write_text("# %%\nx = 1\n")
     snip = snippet.load(tmp_path / "s.py", tmp_path)
-    run = runner._Run(snip, runner.RunOptions(device="cpu", device_class="cpu-test"), None)
+    kept = capture.Capture(str, MAX_OUTPUT)
     for payload in ({"kind": "pie", "name": "x"}, {"kind": "value", "value": 1, "unit": None}, [1, 2], "x"):
-        with pytest.raises(runner._Failed, match=r"s.py:1: cell #1 displayed a malformed record: "):
-            run._record(payload, snip.code_cells[0])
+        with pytest.raises(capture.MalformedRecord, match=r"^cell #1 displayed a malformed record: "):
+            kept._record(payload, snip.code_cells[0])
 
 
 @pytest.mark.parametrize("mutate", [
@@ -388,7 +392,7 @@ def test_sigterm_of_blog_run_ends_the_kernels_process_tree(tmp_path: Path) -> No
     (tmp_path / "snippets" / "sleeper.py").write_text(SLEEPER)
     pid_file = tmp_path / "child.pid"
     env = {**os.environ, "CHILD_PID_FILE": str(pid_file)}
-    blog = subprocess.Popen([sys.executable, "-m", "perfblog.core.cli", "run", "--device", "cpu",
+    blog = subprocess.Popen([sys.executable, "-m", "perfblog.cli", "run", "--device", "cpu",
                              "--snippets-dir", "snippets"], cwd=tmp_path, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:

@@ -149,7 +149,7 @@ def test_blog_command_prints_the_json_contract_and_exits_1_with_strict(broken):
     import sys
 
     result = subprocess.run(
-        [sys.executable, "-c", "import sys; from perfblog.core.cli import main; sys.exit(main())",
+        [sys.executable, "-c", "import sys; from perfblog.cli import main; sys.exit(main())",
          "seo", "audit", str(broken), "--format", "json", "--strict"],
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip

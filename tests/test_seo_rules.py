@@ -23,7 +23,7 @@ def test_the_committed_rule_reference_is_the_one_the_registry_generates():
 
 
 def test_blog_seo_rules_prints_the_reference():
-    blog = "import sys; from perfblog.core.cli import main; sys.exit(main())"
+    blog = "import sys; from perfblog.cli import main; sys.exit(main())"
     result = subprocess.run([sys.executable, "-c", blog, "seo", "rules"], capture_output=True, text=True,
                             timeout=120)
     assert result.returncode == 0, result.stderr

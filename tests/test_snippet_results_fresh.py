@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from perfblog.generator import device, resolve, snippet
-from perfblog.generator.store import Store
+from perfblog.generator import device
+from perfblog.generator.source import snippet
+from perfblog.generator.store import resolve
+from perfblog.generator.store.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 SNIPPETS = ROOT / "snippets"

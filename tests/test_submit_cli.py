@@ -121,7 +121,7 @@ def test_google_reads_a_gzipped_index_and_submits_its_url(
 def test_each_engine_has_its_own_options_and_google_takes_no_limit(
     repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from perfblog.core.cli import main
+    from perfblog.cli import main
 
     for engine, foreign in (("google", "--limit"), ("baidu", "--key-file"), ("indexnow", "--credentials"),
                             ("google", "--token-file")):
@@ -167,7 +167,7 @@ def test_sending_to_baidu_without_a_token_is_refused_before_any_request(
 def test_the_blog_command_exits_0_on_a_dry_run_and_2_on_a_bad_token_that_it_never_prints(
     engines: FakeEngines, repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from perfblog.core.cli import main
+    from perfblog.cli import main
 
     monkeypatch.setenv("BAIDU_PUSH_TOKEN", TOKEN)
     common = ["--config", str(repo / "mkdocs.yml"), "--state", str(repo / ".blog" / "s.json")]
@@ -183,7 +183,7 @@ def test_the_blog_command_exits_0_on_a_dry_run_and_2_on_a_bad_token_that_it_neve
 def test_an_env_site_url_is_honoured_and_given_its_trailing_slash(
     engines: FakeEngines, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from perfblog.core.cli import main
+    from perfblog.cli import main
 
     repo = write_repo(tmp_path / "repo", pages(3), site_url='!ENV [BLOG_SITE_URL, "https://wrong.example/"]')
     monkeypatch.setenv("BLOG_SITE_URL", SITE.rstrip("/"))
@@ -198,7 +198,7 @@ def test_an_env_site_url_is_honoured_and_given_its_trailing_slash(
 def test_the_sitemap_is_read_from_a_non_default_site_dir(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from perfblog.core.cli import main
+    from perfblog.cli import main
 
     repo = write_repo(tmp_path / "repo", pages(4), site_dir="public")
     assert main(["submit", "baidu", "-f", str(repo / "mkdocs.yml")]) == 0
@@ -208,7 +208,7 @@ def test_the_sitemap_is_read_from_a_non_default_site_dir(
 def test_submit_works_from_a_subfolder_and_keeps_its_state_beside_mkdocs_yml(
     engines: FakeEngines, repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from perfblog.core.cli import main
+    from perfblog.cli import main
 
     monkeypatch.setenv("BAIDU_PUSH_TOKEN", TOKEN)
     monkeypatch.chdir(repo / "docs")
@@ -221,7 +221,7 @@ def test_submit_works_from_a_subfolder_and_keeps_its_state_beside_mkdocs_yml(
 def test_outside_a_site_submit_says_so_and_exits_2(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from perfblog.core.cli import main
+    from perfblog.cli import main
 
     monkeypatch.chdir(tmp_path)
     assert main(["submit", "baidu"]) == 2
@@ -231,7 +231,7 @@ def test_outside_a_site_submit_says_so_and_exits_2(
 def test_indexnow_keeps_its_key_where_the_seo_plugin_says(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from perfblog.core.cli import main
+    from perfblog.cli import main
 
     repo = write_repo(tmp_path / "repo", pages(1), key_file="keys/indexnow.key")
     (repo / "keys").mkdir()

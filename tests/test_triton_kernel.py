@@ -25,7 +25,7 @@ CHECK = textwrap.dedent(
     """
     import json, sys
     from pathlib import Path
-    from perfblog.generator.snippet import load, python_source
+    from perfblog.generator.source.snippet import load, python_source
 
     snippet = load(Path(sys.argv[1]))
     ns = {}

@@ -16,8 +16,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from perfblog.core.cli import main
-from perfblog.generator import store
+from perfblog.cli import main
+from perfblog.generator.store import store
 from perfblog.seo import pages
 from perfblog.seo.errors import ConfigError
 

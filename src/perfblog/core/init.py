@@ -1,23 +1,22 @@
 """`blog init DIR`: a new, empty blog that builds with `mkdocs build --strict` once its draft is filled in.
 
 The core writes what any site needs (mkdocs.yml with both plugins, the home page, .gitignore, a
-Makefile, requirements.txt and the GitHub Pages workflow); each layer adds its own part through the
-entry-point group ``perfblog.init`` (the generator: the first draft post and its snippet; seo: a fresh
-IndexNow key), so the core still imports neither. A folder that holds anything is refused, naming what
-is there: nothing is ever overwritten.
+Makefile, requirements.txt and the GitHub Pages workflow); each layer's own part (the generator: the
+first draft post and its snippet; seo: a fresh IndexNow key) is a ``Contribution`` that the caller hands
+to ``create`` (`blog init` in ``perfblog.cli.init`` names them), so the core still imports neither. A
+folder that holds anything is refused, naming what is there: nothing is ever overwritten.
 """
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import os
 import secrets
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from importlib.metadata import PackageNotFoundError, distribution, entry_points
+from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -25,9 +24,8 @@ import yaml
 
 from perfblog.core import conventions, escape, project
 from perfblog.core.errors import BlogError
-from perfblog.core.fsio import atomic_write, display_path
+from perfblog.core.fsio import atomic_write
 
-INIT_GROUP = "perfblog.init"
 DEFAULT_URL = "https://blog.example.com/"
 WORKFLOW = ".github/workflows/deploy.yml"
 
@@ -56,8 +54,9 @@ class NewSite:
 Contribution = Callable[[project.Layout, NewSite], list[Path]]
 
 
-def create(folder: Path, site: NewSite) -> list[Path]:
-    """Write a new blog into ``folder`` (made if missing, refused unless empty); the files written.
+def create(folder: Path, site: NewSite, parts: Sequence[Contribution] = ()) -> list[Path]:
+    """Write a new blog into ``folder`` (made if missing, refused unless empty), with the layers' ``parts``
+    after the core's files; the files written.
 
     The name and address are data: checked, quoted in mkdocs.yml (read back and compared before MkDocs
     loads it, since MkDocs' loader runs ``!!python`` tags) and escaped in Markdown. Everything is
@@ -78,7 +77,7 @@ def create(folder: Path, site: NewSite) -> list[Path]:
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         staging = _staging_folder(target if target.is_dir() else target.parent, target.name)
-        written = _write(staging, site)
+        written = _write(staging, site, parts)
         _move_into_place(staging, target)
     except BaseException as exc:
         if staging is not None:
@@ -139,7 +138,7 @@ def _staging_folder(where: Path, name: str) -> Path:
     raise InitError(f"cannot make a temporary folder in {where}")
 
 
-def _write(root: Path, site: NewSite) -> list[Path]:
+def _write(root: Path, site: NewSite, parts: Sequence[Contribution]) -> list[Path]:
     """The new blog's files in ``root``, the config checked before it is loaded; paths relative to root."""
     texts = {
         "mkdocs.yml": _MKDOCS.format(name=_quoted(site.name), url=_quoted(site.url),
@@ -155,7 +154,7 @@ def _write(root: Path, site: NewSite) -> list[Path]:
     _read_back(root / "mkdocs.yml", site)
     layout = project.load(root / "mkdocs.yml").layout  # as every command and plugin will see it
     written = [Path(name) for name in texts]
-    for contribute in contributions():
+    for contribute in parts:
         written += [Path(os.path.relpath(path, layout.root)) for path in contribute(layout, site)]
     return written
 
@@ -214,11 +213,6 @@ def _move_into_place(staging: Path, target: Path) -> None:
     staging.rmdir()
 
 
-def contributions() -> list[Contribution]:
-    """Each layer's part of a new blog, in the order of their entry-point names."""
-    return [ep.load() for ep in sorted(entry_points(group=INIT_GROUP), key=lambda ep: ep.name)]
-
-
 def _requirements() -> str:
     """What CI installs: this perfblog as it was installed (a git or archive URL), else its version."""
     try:
@@ -233,33 +227,6 @@ def _requirements() -> str:
         return f"perfblog @ {url}\n"
     return (f"# perfblog {dist.version} was installed from a local folder: name where CI installs it from,\n"
             f"# e.g. perfblog @ git+https://github.com/OWNER/REPO@TAG\nperfblog=={dist.version}\n")
-
-
-def register(sub: argparse._SubParsersAction) -> None:
-    """Add `blog init` to `blog`."""
-    parser = sub.add_parser("init", help="start a new blog in an empty folder",
-                            description="Write a new blog into DIR: mkdocs.yml with both plugins, a first "
-                                        "draft post and snippet, an IndexNow key, .gitignore, a Makefile and "
-                                        "a GitHub Pages workflow.")
-    parser.add_argument("folder", type=Path, metavar="DIR", help="an empty or new folder")
-    parser.add_argument("--name", required=True, help="the site's name (site_name)")
-    parser.add_argument("--url", default=DEFAULT_URL,
-                        help=f"the site's address (site_url; default {DEFAULT_URL}: set yours)")
-    parser.add_argument("--language", choices=sorted(conventions.PLACEHOLDERS), default="zh",
-                        help="the site's language (theme.language; default zh)")
-    parser.set_defaults(handler=_run)
-
-
-def _run(args: argparse.Namespace) -> int:
-    site = NewSite(name=" ".join(args.name.split()), url=args.url, language=args.language)
-    written = create(args.folder, site)
-    for path in written:
-        print(f"created {display_path(path)}")
-    print(f"next: cd {args.folder}; `mkdocs serve` to preview the draft; fill in its placeholders "
-          f"({conventions.PLACEHOLDERS[site.words]}) and remove `draft: true`; `make site` builds it")
-    if project.is_example_url(site.url):
-        print(f"site_url is {site.url}: set your own domain in mkdocs.yml before you deploy")
-    return 0
 
 
 _MKDOCS = """\

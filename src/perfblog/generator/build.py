@@ -19,12 +19,12 @@ from perfblog.core.cache import CACHE_DIR, Cache, site_target
 from perfblog.core.errors import FontError
 from perfblog.core.fsio import atomic_write
 from perfblog.core.project import page_language
-from perfblog.generator import charts, claims, maths, outputs, phrases, render, sanitize
-from perfblog.generator.engine import Engine
 from perfblog.generator.errors import GeneratorError
-from perfblog.generator.report import BuildReport, Entry
-from perfblog.generator.resolve import Status
-from perfblog.generator.result import IMAGE_NAME, ChartRecord, ValueRecord, image_matches
+from perfblog.generator.render import charts, claims, embeds, maths, outputs, phrases, render, sanitize
+from perfblog.generator.run.engine import Engine
+from perfblog.generator.store.content import IMAGE_NAME, ChartRecord, ValueRecord, image_matches
+from perfblog.generator.store.report import BuildReport, Entry
+from perfblog.generator.store.resolve import Status
 
 log = logging.getLogger("mkdocs.plugins.snippets")
 
@@ -50,13 +50,13 @@ class Build:
         self.language = language  # the site's; a post's front matter `lang` wins
         self.torch = torch  # the torch version posts describe unless their front matter says `torch:`
         self.report = BuildReport(engine.mode, engine.device_class)
-        self.renderer = render.Renderer(self.lookup, render.image_url, self._warn_line,
+        self.renderer = render.Renderer(self.lookup, embeds.image_url, self._warn_line,
                                         chart_shown=self._chart_shown, options=options)
         self.chart_pngs = chart_pngs
         self.chart_font = chart_font
         self._charts: dict[str, ChartRecord] = {}  # site path of the PNG -> the chart it shows
         self.math = False  # whether a page had math: then MathJax is published with the site
-        self._prepared: dict[str, render.Resolved] = {}
+        self._prepared: dict[str, embeds.Resolved] = {}
         self._embeds: dict[str, list[str]] = {}  # post -> stems it embeds, in order of first use
         self._warned: set[tuple[str, str]] = set()
 
@@ -69,7 +69,7 @@ class Build:
         self._embeds[post] = []
         offset = _line_offset(Path(src_path), markdown)
         declared = meta.get("torch")
-        page = render.Page(url=page_url, language=page_language(meta, self.language),
+        page = embeds.Page(url=page_url, language=page_language(meta, self.language),
                            torch=str(declared) if declared is not None else self.torch)
         rendered = self.renderer.render(markdown, post, offset, page)
         for finding in claims.bare_ratios(markdown, self._shown_value, offset):
@@ -102,16 +102,16 @@ class Build:
             digest = None
         self.report.pages[self._display(Path(src_path))] = {"url": url, "sha256": digest}
 
-    def _chart_shown(self, resolved: render.Resolved, record: ChartRecord) -> None:
+    def _chart_shown(self, resolved: embeds.Resolved, record: ChartRecord) -> None:
         if self.chart_pngs and resolved.status.result is not None:
             stem, device_class = resolved.snippet.stem, resolved.status.device_class
-            self._charts[render.chart_png(stem, device_class, record.name)] = record
+            self._charts[embeds.chart_png(stem, device_class, record.name)] = record
 
     def embedded(self, src_path: str) -> list[str]:
         """The stems of the snippets the page at ``src_path`` embedded when it was last rendered."""
         return list(self._embeds.get(self._display(Path(src_path)), []))
 
-    def lookup(self, stem: str, post: str) -> render.Resolved:
+    def lookup(self, stem: str, post: str) -> embeds.Resolved:
         """What ``post`` shows of snippet ``stem``, preparing it (maybe executing it) on first use."""
         resolved = self._prepared.get(stem)
         if resolved is None:
@@ -123,7 +123,7 @@ class Build:
         self._warn(resolved, post)
         return resolved
 
-    def _prepare(self, stem: str) -> render.Resolved:
+    def _prepare(self, stem: str) -> embeds.Resolved:
         engine = self.engine
         snippet = engine.snippet(stem)
         executed_s = error = None
@@ -145,9 +145,9 @@ class Build:
             device_class=status.device_class if status.result else None, ran_at=prov.ran_at if prov else None,
             runtime_s=prov.duration_s if prov else None, executed_s=executed_s,
             reasons=[] if status.state == "fresh" else status.reasons, error=error))
-        return render.Resolved(snippet, status, show_outputs=show)
+        return embeds.Resolved(snippet, status, show_outputs=show)
 
-    def _warn(self, resolved: render.Resolved, post: str) -> None:
+    def _warn(self, resolved: embeds.Resolved, post: str) -> None:
         status: Status = resolved.status
         stem = resolved.snippet.stem
         if not resolved.show_outputs or status.state == "fresh" or (stem, post) in self._warned:
@@ -253,7 +253,7 @@ _MORE = re.compile(r"^<!--\s*more\s*-->[ \t]*$", re.M)
 _TITLE = re.compile(r"^# .*$", re.M)
 
 
-def _with_versions_note(markdown: str, shown: render.Shown, page: render.Page) -> str:
+def _with_versions_note(markdown: str, shown: embeds.Shown, page: embeds.Page) -> str:
     """Say once, early in the page, when its results come from more than one torch version."""
     versions: dict[str, list[str]] = {}
     for stem, version in shown.torch.items():

@@ -26,17 +26,21 @@ from rich.table import Table
 from perfblog.core.cli import add_project_option, load_project
 from perfblog.core.conventions import SNIPPETS_PLUGIN
 from perfblog.core.project import Layout
-from perfblog.generator import device, rename, resolve
+from perfblog.generator import device, rename
 from perfblog.generator.config import declared_torch, settings_of
-from perfblog.generator.engine import Engine, Settings
 from perfblog.generator.errors import SnippetError
-from perfblog.generator.executor import EXECUTORS, Executor, Job, Local, Request, Scope
-from perfblog.generator.render import provenance_line, same_version
-from perfblog.generator.resolve import Mode
-from perfblog.generator.result import SCHEMA, SECTIONS, ErrorOutput, Output, StreamOutput
-from perfblog.generator.runner import RunResult
-from perfblog.generator.snippet import Cell, Snippet, display_path
-from perfblog.generator.store import Store
+from perfblog.generator.render.embeds import provenance_line, same_version
+from perfblog.generator.run.engine import Engine, Settings
+from perfblog.generator.run.executor import Executor, Job, Request, Scope
+from perfblog.generator.run.executors import EXECUTORS
+from perfblog.generator.run.local import Local
+from perfblog.generator.run.runner import RunResult
+from perfblog.generator.source.snippet import Cell, Snippet, display_path
+from perfblog.generator.store import resolve
+from perfblog.generator.store.content import SECTIONS, ErrorOutput, Output, StreamOutput
+from perfblog.generator.store.resolve import Mode
+from perfblog.generator.store.schema import SCHEMA
+from perfblog.generator.store.store import Store
 
 
 def _seconds(text: str) -> float:
@@ -117,7 +121,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                              "current result format")
     migrate.add_argument("--rekey", nargs="+", metavar="MODULE", default=None,
                          help="keep GPU results fresh across a change of these harness modules (e.g. "
-                              "src/perfblog/generator/bench.py snippets/_common.py) when their measured "
+                              "src/perfblog/harness/compare.py snippets/_common.py) when their measured "
                               "code is unchanged; see docs/devices-and-versions.md")
     _locations(migrate)
     migrate.set_defaults(handler=cmd_migrate)
@@ -292,7 +296,7 @@ def _report(engine: Engine, outcome: RunResult, console: Console) -> None:
 
 def cmd_resources(args: argparse.Namespace) -> int:
     """This machine's device classes as the JSON object `ray start --resources` takes."""
-    from perfblog.generator.cluster import labels
+    from perfblog.generator.run.cluster import labels
 
     print(json.dumps(labels(), sort_keys=True))
     return 0
@@ -401,7 +405,8 @@ def cmd_mv(args: argparse.Namespace) -> int:
 
 
 def cmd_migrate(args: argparse.Namespace) -> int:
-    """Rewrite the stored results an older perfblog wrote in the current result format, once.
+    """Rewrite the stored results an older perfblog wrote in the current result format, once, and re-key
+    those of an older key scheme that only the move of the harness made stale (``store.key_scheme``).
 
     Every command reads older results as they are; rewriting them keeps committed results in one format,
     so the next real run's diff shows only what it measured. Commit the rewritten files.
@@ -413,6 +418,8 @@ def cmd_migrate(args: argparse.Namespace) -> int:
     for path in changed:
         console.print(f"migrated {display_path(path)}", highlight=False)
     console.print(f"{len(changed)} result file(s) rewritten in result format {SCHEMA}", highlight=False)
+    for path, what in engine.migrate_keys():
+        console.print(f"{display_path(path)}: {what}", highlight=False, markup=False)
     if args.rekey:
         modules = [engine.module_path(name) for name in args.rekey]
         for path, what in engine.rekey(modules):

@@ -10,11 +10,12 @@ from mkdocs.config import config_options as c
 from perfblog.core import conventions, timebound
 from perfblog.core.cache import CACHE_DIR, folder_option
 from perfblog.core.project import Layout
-from perfblog.generator import outputs, resolve
 from perfblog.generator.device import DEVICES, EnvPolicy
-from perfblog.generator.engine import Settings
-from perfblog.generator.resolve import Mode
-from perfblog.generator.result import MAX_OUTPUT
+from perfblog.generator.render import outputs
+from perfblog.generator.run.engine import Settings
+from perfblog.generator.store import resolve
+from perfblog.generator.store.resolve import Mode
+from perfblog.generator.store.result import MAX_OUTPUT
 
 
 class _Mode(c.Choice):

@@ -4,7 +4,8 @@ A device class is ``<kind>-<model slug>``: ``cuda-nvidia-h200``, ``cpu-x86_64``.
 classes are never compared, and a post shows the most preferred kind that has a fresh result (GPU
 before CPU). Each kind says how to detect it here without importing torch (which takes seconds), what
 the snippet's kernel needs in its environment, how the kernel describes it in the provenance (its
-probe, in ``probe.py``), and its rank. A new kind (ROCm, MPS) is one entry in ``KINDS`` plus its probe.
+probe, in ``perfblog.harness.probe``), and its rank. A new kind (ROCm, MPS) is one entry in ``KINDS``
+plus its probe.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from perfblog.generator import probe
 from perfblog.generator.errors import GeneratorError
+from perfblog.harness import probe
 
 
 @dataclass(frozen=True)

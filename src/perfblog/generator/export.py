@@ -35,13 +35,14 @@ from perfblog.core.cli import add_project_option, load_project
 from perfblog.core.conventions import SNIPPETS_PLUGIN
 from perfblog.core.escape import markdown_text as inert
 from perfblog.core.project import Project, front_matter_line
-from perfblog.generator import hidden, render, terminal
 from perfblog.generator.config import settings_of
-from perfblog.generator.engine import Engine
 from perfblog.generator.errors import ExportError
-from perfblog.generator.render import Embeds, Renderer, Resolved
-from perfblog.generator.resolve import Mode
-from perfblog.generator.result import (
+from perfblog.generator.render import embeds, terminal
+from perfblog.generator.render.embeds import Embeds, Resolved
+from perfblog.generator.render.render import Renderer
+from perfblog.generator.run.engine import Engine
+from perfblog.generator.source import hidden
+from perfblog.generator.store.content import (
     ChartRecord,
     DisplayOutput,
     ErrorOutput,
@@ -49,6 +50,7 @@ from perfblog.generator.result import (
     StreamOutput,
     TableRecord,
 )
+from perfblog.generator.store.resolve import Mode
 
 STATE_FILE = "export-state.json"  # in the site's state folder (.blog/ beside mkdocs.yml)
 STATE_VERSION = 1
@@ -90,7 +92,7 @@ class Exported:
 class ExportRenderer(Renderer):
     """The embeds as plain Markdown, images and charts as absolute URLs of the built site."""
 
-    def __init__(self, lookup: render.Lookup, site_url: str, site_dir: Path) -> None:
+    def __init__(self, lookup: embeds.Lookup, site_url: str, site_dir: Path) -> None:
         super().__init__(lookup, flavor=MarkdownEmbeds)
         self.site_url = site_url
         self.site_dir = site_dir
@@ -110,9 +112,9 @@ class MarkdownEmbeds(Embeds):
         res = self._get(snippet)
         found = self._code_cell(res, cell)
         shown = hidden.split(found.source, res.snippet.where, found.line + 1)
-        fenced = render._fence(shown.code, "python")
+        fenced = embeds.fence(shown.code, "python")
         if shown.hidden:  # the page folds these lines; a platform without folding shows them after a label
-            fenced += f"\n\n{inert(self.words.checks)}\n\n{render._fence(shown.hidden, 'python')}"
+            fenced += f"\n\n{inert(self.words.checks)}\n\n{embeds.fence(shown.hidden, 'python')}"
         return _block(fenced, _footer(res, f"{res.snippet.stem} · {found.key}"))
 
     def output(self, snippet: str, cell: str) -> str:
@@ -127,46 +129,46 @@ class MarkdownEmbeds(Embeds):
 
     def _one(self, res: Resolved, out: Output, cell: str) -> str:
         if isinstance(out, StreamOutput):
-            fenced = render._fence(terminal.plain(out.text).rstrip("\n"), "text")  # colour codes dropped
+            fenced = embeds.fence(terminal.plain(out.text).rstrip("\n"), "text")  # colour codes dropped
             return f"stderr:\n\n{fenced}" if out.name == "stderr" else fenced
         if isinstance(out, ErrorOutput):  # the page shows this line; its folded traceback stays there
-            return render._fence(f"{out.ename}: {out.evalue}".rstrip(), "text")
+            return embeds.fence(f"{out.ename}: {out.evalue}".rstrip(), "text")
         return self._display(res, out, cell)
 
     def _display(self, res: Resolved, out: DisplayOutput, cell: str) -> str:
         data = out.data
         for mime in ("image/png", "image/jpeg", "image/gif", "image/svg+xml"):
             if mime in data:
-                path = render.stored_image(res.snippet.stem, res.status.device_class, data[mime])
+                path = embeds.stored_image(res.snippet.stem, res.status.device_class, data[mime])
                 return f"![output of {res.snippet.stem} · {cell}]({self._published(path)})"
         # A result is untrusted: its text view, else its markup's source shown as code, never as markup.
         for mime, lang in (("text/plain", "text"), ("text/markdown", "markdown"), ("text/html", "html")):
             if mime in data:
-                return render._fence(terminal.plain(data[mime]), lang)
+                return embeds.fence(terminal.plain(data[mime]), lang)
         return ""
 
     def table(self, snippet: str, name: str, fmt: str = "") -> str:
         res = self._get(snippet)
         rec = self._shown(res, TableRecord, name)
-        head = "| " + " | ".join(render._cell_text(c, "", inert) for c in rec.columns) + " |"
+        head = "| " + " | ".join(embeds.cell_text(c, "", inert) for c in rec.columns) + " |"
         rule = "| " + " | ".join("---" for _ in rec.columns) + " |"
-        rows = ["| " + " | ".join(render._cell_text(v, fmt, inert) for v in row) + " |" for row in rec.rows]
+        rows = ["| " + " | ".join(embeds.cell_text(v, fmt, inert) for v in row) + " |" for row in rec.rows]
         caption = f"{inert(rec.caption)}\n\n" if rec.caption else ""
         return _block(caption + "\n".join([head, rule, *rows]), _footer(res, f"{res.snippet.stem} · {name}"))
 
     def chart(self, snippet: str, name: str) -> str:
         res = self._get(snippet)
         rec = self._shown(res, ChartRecord, name)
-        png = self._published(render.chart_png(res.snippet.stem, res.status.device_class, name))
+        png = self._published(embeds.chart_png(res.snippet.stem, res.status.device_class, name))
         image = f"![{inert(rec.alt)}]({png})"
         caption = f"\n\n{inert(rec.title)}" if rec.title else ""
         return _block(image + caption, _footer(res, f"{res.snippet.stem} · {name}"))
 
     def value(self, snippet: str, name: str, fmt: str = "") -> str:
         res = self._get(snippet)
-        rec = self._shown(res, render.ValueRecord, name)
+        rec = self._shown(res, embeds.ValueRecord, name)
         try:
-            text = format(rec.value, render.checked_format(fmt))
+            text = format(rec.value, embeds.checked_format(fmt))
         except (ValueError, TypeError) as exc:
             raise ExportError(f"value '{name}' of snippet '{snippet}' ({rec.value!r}) "
                               f"cannot take format {fmt!r}: {exc}") from exc
@@ -187,7 +189,7 @@ class MarkdownEmbeds(Embeds):
         res = self._get(snippet)
         return f"\n{_footer(res, res.snippet.stem)}\n"
 
-    def _shown(self, res: Resolved, kind: type[render.R], name: str) -> render.R:
+    def _shown(self, res: Resolved, kind: type[embeds.R], name: str) -> embeds.R:
         rec = self._record(res, kind, name)
         if rec is None:
             raise ExportError(f"{kind.KIND} {res.snippet.stem} · {name}: no stored result to export")
@@ -209,7 +211,7 @@ def _footer(res: Resolved, what: str) -> str:
         raise ExportError(f"snippet {res.snippet.stem}: no stored result to export")
     lead = f"{what} · "
     stale = f"stale ({inert(res.status.why)}) · " if res.status.state == "stale" else ""
-    return f"*{stale}{lead}{inert(render.provenance_line(result))}*"
+    return f"*{stale}{lead}{inert(embeds.provenance_line(result))}*"
 
 
 def _label(text: str) -> str:

@@ -17,12 +17,12 @@ from mkdocs.plugins import BasePlugin, event_priority
 from perfblog.core import project, timebound
 from perfblog.core.conventions import EMBEDS_META
 from perfblog.core.errors import BlogError
-from perfblog.generator import readtime, render
 from perfblog.generator.build import STYLESHEET, Build
 from perfblog.generator.config import SnippetsConfig, output_options, settings_of
-from perfblog.generator.engine import Engine
 from perfblog.generator.preview import SnippetPreview
-from perfblog.generator.resolve import Mode
+from perfblog.generator.render import readtime, render
+from perfblog.generator.run.engine import Engine
+from perfblog.generator.store.resolve import Mode
 
 T = TypeVar("T")
 

@@ -27,9 +27,9 @@ from typing import Any
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 
 from perfblog.core.conventions import SNIPPET_SUFFIXES
-from perfblog.generator.engine import Engine
 from perfblog.generator.errors import GeneratorError, LockError
-from perfblog.generator.resolve import Mode
+from perfblog.generator.run.engine import Engine
+from perfblog.generator.store.resolve import Mode
 
 log = logging.getLogger("mkdocs.plugins.snippets.preview")
 

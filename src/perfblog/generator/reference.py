@@ -17,7 +17,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from perfblog.core.fsio import atomic_write
-from perfblog.generator import celltags, mime, notebook, snippet
+from perfblog.generator.source import celltags, notebook, snippet
+from perfblog.generator.store import mime
 
 _TABLE = re.compile(r"(<!-- generated: (?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /generated -->)", re.DOTALL)
 

@@ -18,10 +18,10 @@ from pathlib import Path
 from perfblog.core.conventions import SNIPPET_SUFFIXES
 from perfblog.core.fsio import atomic_write
 from perfblog.core.project import Layout
-from perfblog.generator import sandbox
 from perfblog.generator.errors import SnippetError
-from perfblog.generator.snippet import STEM, display_path
-from perfblog.generator.store import Store, document
+from perfblog.generator.render import sandbox
+from perfblog.generator.source.snippet import STEM, display_path
+from perfblog.generator.store.store import Store, document
 
 _TAG = re.compile(r"<%.*?%>", re.S)
 

@@ -20,7 +20,7 @@ from perfblog.core.conventions import PLACEHOLDERS, wording
 from perfblog.core.init import NewSite
 from perfblog.core.project import Layout
 from perfblog.generator.errors import ScaffoldError
-from perfblog.generator.snippet import STEM
+from perfblog.generator.source.snippet import STEM
 
 #: The cell of a scaffolded snippet that the post embeds.
 MAIN_CELL = "main"

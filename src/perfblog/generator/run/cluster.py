@@ -35,12 +35,14 @@ from pathlib import Path
 from typing import Any
 
 import perfblog
-from perfblog.generator import device, probe, runner, workspace
-from perfblog.generator import snippet as snippet_module
+from perfblog.generator import device
 from perfblog.generator.errors import ExecutionError
-from perfblog.generator.executor import Job, Scope, Watch, execute, refused
-from perfblog.generator.runner import RunOptions, RunResult
-from perfblog.generator.snippet import Purpose, display_path
+from perfblog.generator.run import runner, workspace
+from perfblog.generator.run.executor import Job, Scope, Watch, execute, refused
+from perfblog.generator.run.runner import RunOptions, RunResult
+from perfblog.generator.source import snippet as snippet_module
+from perfblog.generator.source.snippet import Purpose, display_path
+from perfblog.harness import probe
 
 INSTALL = "pip install 'perfblog[cluster]'"
 #: What a behaviour-only snippet asks of its device class: a small share, so up to this many run beside

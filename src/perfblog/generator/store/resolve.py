@@ -13,8 +13,8 @@ from enum import StrEnum
 
 from perfblog.generator import device
 from perfblog.generator.errors import GeneratorError
-from perfblog.generator.result import Result
-from perfblog.generator.snippet import Snippet
+from perfblog.generator.source.snippet import Snippet
+from perfblog.generator.store.result import Result
 
 MODE_ENV = "BLOG_EXEC_MODE"
 

@@ -10,9 +10,9 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from perfblog.generator.bench import readable as number
-from perfblog.generator.result import VerdictRecord
-from perfblog.generator.verdict import Verdict
+from perfblog.generator.store.content import VerdictRecord
+from perfblog.harness.verdict import Verdict
+from perfblog.harness.words import readable as number
 
 
 def _spaced(*parts: str) -> str:

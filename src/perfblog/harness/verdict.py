@@ -9,10 +9,11 @@ interval. With an equivalence margin δ (default 5 %) and the 95 % interval [low
 - **faster** when low > 1 + δ;
 - **slower** when high < 1 − δ;
 - **no measurable difference** when the whole interval lies inside [1 − δ, 1 + δ];
-- **inconclusive** otherwise, and always when the measurement was noisy (see ``bench``).
+- **inconclusive** otherwise, and always when the measurement was noisy (see ``stats.NoiseLimits``).
 
-Used on both sides: the harness computes verdicts in the snippet's kernel, the store validates them,
-and the embeds phrase them. Only numpy is imported, and only to resample.
+Used on both sides: the harness computes verdicts in the snippet's kernel (a ``Judgement``: a candidate
+against a baseline), the store validates them, and the embeds phrase them. Only numpy is imported, and
+only to resample.
 """
 
 from __future__ import annotations
@@ -101,3 +102,19 @@ def ratio_interval(baseline: Sequence[float], candidate: Sequence[float], *, pai
     low, high = np.percentile(ratios, [tail, 100 - tail])
     return Interval(ratio=float(np.median(base) / np.median(cand)), low=float(low), high=float(high),
                     confidence=confidence, blocks=blocks)
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """A candidate against a baseline: the ratio, its interval, the margin, what noise there was."""
+
+    candidate: str
+    baseline: str
+    interval: Interval
+    delta: float
+    noise: tuple[str, ...]
+
+    @property
+    def verdict(self) -> Verdict:
+        """The rule's verdict; a noisy measurement supports none."""
+        return Verdict.INCONCLUSIVE if self.noise else decide(self.interval, self.delta)

@@ -23,8 +23,8 @@ import re
 import textwrap
 from dataclasses import dataclass
 
-from perfblog.generator.celltags import Tag
 from perfblog.generator.errors import SnippetError
+from perfblog.generator.source.celltags import Tag
 
 #: Tags a line range takes: the cell tags remove-input and hide-input, applied to lines.
 TAGS = (Tag.REMOVE_INPUT.value, Tag.HIDE_INPUT.value)

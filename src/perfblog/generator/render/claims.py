@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from perfblog.generator.result import ValueRecord
+from perfblog.generator.store.content import ValueRecord
 
 #: Words that make a sentence a speed comparison.
 COMPARING = re.compile(r"快|慢|倍|\bfaster\b|\bslower\b", re.IGNORECASE)

@@ -23,11 +23,11 @@ import yaml
 
 from perfblog.core.conventions import SNIPPET_SUFFIXES
 from perfblog.core.fsio import display_path
-from perfblog.generator import hidden, notebook
-from perfblog.generator.celltags import NAME_PREFIX, OPTION_TAGS, Tag, display_tags
 from perfblog.generator.device import DECLARATIONS
 from perfblog.generator.errors import SnippetError
-from perfblog.generator.result import Hashes, Result
+from perfblog.generator.source import hidden, notebook
+from perfblog.generator.source.celltags import NAME_PREFIX, OPTION_TAGS, Tag, display_tags
+from perfblog.generator.store.result import Hashes, Result
 
 #: A snippet's name (its file's stem) as posts and commands give it.
 STEM = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
@@ -126,8 +126,9 @@ class Cell:
         return _sha256(json.dumps(payload, sort_keys=True).encode())
 
 
-#: Which modules a key covers; bumped when that rule changes, so stored results are re-checked.
-KEY_SCHEME = 2
+#: Which modules a key covers; bumped when that rule changes, so stored results are re-checked. 3: the
+#: harness is ``perfblog.harness`` (``store.key_scheme`` re-keys the results of scheme 2 it only moved).
+KEY_SCHEME = 3
 
 
 @dataclass(frozen=True)
@@ -344,7 +345,7 @@ def local_modules(code_cells: Iterable[Cell], root: Path) -> dict[str, str]:
     """Hashes of the project's own modules that ``code_cells`` import, followed transitively.
 
     Imports resolve against the snippets dir, the project around it (its parent) and that project's
-    ``src/``, so a helper in snippets/ and, in this repository, the harness (perfblog/generator/bench.py)
+    ``src/``, so a helper in snippets/ and, in this repository, the harness (perfblog/harness/)
     belong to the key: a result measured with an older harness is stale. A perfblog installed into
     site-packages is a dependency like torch: its version is in the provenance, not the key. Paths are
     relative to the snippets dir.

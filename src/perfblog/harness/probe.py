@@ -1,47 +1,26 @@
 """Kernel side: what the snippet's kernel really ran on, sent back as one display output.
 
-The runner executes ``emit(kind)`` in the kernel after the last cell, so the versions and devices are
-the ones the snippet saw, not the parent's. Each device kind's part (the accelerator's name, driver,
-capability) is its ``probe`` in the registry (``device.KINDS``); the functions here import torch only
-when that kind needs it.
+The runner executes ``emit(kind, used=..., accelerator=...)`` in the kernel after the last cell, so the
+versions and devices are the ones the snippet saw, not the parent's. Each device kind's part (did the
+snippet use the accelerator; its name, driver, capability) is named by its entry in the build side's
+registry (``generator.device.KINDS``), which the kernel does not import; the functions here import torch
+only when that kind needs it.
 """
 
 from __future__ import annotations
 
+import importlib
 import importlib.metadata as md
 import os
 import platform
 import subprocess
 import sys
+from collections.abc import Callable
 from typing import Any
 
 MIME = "application/vnd.blog.provenance+json"
 #: Set by the Ray executor's task on a cluster node: the node's name, which the kernel inherits.
 NODE_ENV = "BLOG_NODE"
-
-
-def emit(kind: str) -> None:
-    """Display this kernel's provenance for a run on ``kind`` (a name in ``device.KINDS``)."""
-    from IPython.display import display
-
-    display({MIME: describe(kind)}, raw=True)
-
-
-def describe(kind: str) -> dict[str, Any]:
-    """The kernel's part of a result's provenance: CPU, accelerator (or None), versions, and the cluster
-    node it ran on (None when `blog run` ran it on its own machine).
-
-    The accelerator is described only when the snippet used it: asking torch about a GPU would start
-    CUDA, and a snippet whose tensors never left the CPU measured the CPU.
-    """
-    from perfblog.generator.device import KINDS
-
-    used = KINDS[kind].used()
-    gpu = KINDS[kind].probe() if used else None
-    cpu = cpu_model()
-    return {"device": gpu["name"] if gpu else cpu, "cpu": cpu, "cores": os.cpu_count(), "gpu": gpu,
-            "python": platform.python_version(), "torch": _version("torch"), "triton": _version("triton"),
-            "requested": kind, "accelerator_used": used, "node": os.environ.get(NODE_ENV) or None}
 
 
 def cpu_model() -> str:
@@ -65,6 +44,39 @@ def no_accelerator() -> None:
 def never_used() -> bool:
     """The CPU kind has no accelerator to use."""
     return False
+
+
+def emit(kind: str, *, used: str = "", accelerator: str = "") -> None:
+    """Display this kernel's provenance for a run on ``kind``: ``used`` and ``accelerator`` name the kind's
+    functions (``module:function``; none for a kind without an accelerator), see ``describe``."""
+    from IPython.display import display
+
+    display({MIME: describe(kind, _function(used, never_used), _function(accelerator, no_accelerator))},
+            raw=True)
+
+
+def describe(kind: str, used: Callable[[], bool] = never_used,
+             accelerator: Callable[[], dict[str, Any] | None] = no_accelerator) -> dict[str, Any]:
+    """The kernel's part of a result's provenance: CPU, accelerator (or None), versions, and the cluster
+    node it ran on (None when `blog run` ran it on its own machine).
+
+    The accelerator is described only when the snippet used it: asking torch about a GPU would start
+    CUDA, and a snippet whose tensors never left the CPU measured the CPU.
+    """
+    seen = used()
+    gpu = accelerator() if seen else None
+    cpu = cpu_model()
+    return {"device": gpu["name"] if gpu else cpu, "cpu": cpu, "cores": os.cpu_count(), "gpu": gpu,
+            "python": platform.python_version(), "torch": _version("torch"), "triton": _version("triton"),
+            "requested": kind, "accelerator_used": seen, "node": os.environ.get(NODE_ENV) or None}
+
+
+def _function(name: str, default: Callable[..., Any]) -> Callable[..., Any]:
+    """The function ``module:function`` names, or ``default`` for none."""
+    if not name:
+        return default
+    module, _, function = name.partition(":")
+    return getattr(importlib.import_module(module), function)
 
 
 def cuda_used() -> bool:

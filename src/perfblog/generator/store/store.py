@@ -18,10 +18,10 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from perfblog.core.fsio import atomic_write, read_json
+from perfblog.core.fsio import atomic_write, display_path, read_json
 from perfblog.generator.errors import LockError, ResultFormatError, StoreError
-from perfblog.generator.result import Result, image_matches
-from perfblog.generator.snippet import display_path
+from perfblog.generator.store.content import image_matches
+from perfblog.generator.store.result import Result
 
 LOCK_NAME = ".lock"
 #: The largest result file read (a regular file, never through a link). The committed ones are under

@@ -16,8 +16,8 @@ from io import BytesIO
 from PIL import Image, ImageDraw, ImageFont
 
 from perfblog.core.fonts import Font
-from perfblog.generator import sanitize
-from perfblog.generator.result import ChartRecord
+from perfblog.generator.render import sanitize
+from perfblog.generator.store.content import ChartRecord
 
 WIDTH, HEIGHT = 640, 360
 LEFT, RIGHT, TOP, BOTTOM = 64, 16, 40, 64
@@ -117,7 +117,7 @@ def layout(record: ChartRecord) -> list[Shape]:
 
 
 def svg(record: ChartRecord) -> str:
-    """Render a chart record (see perfblog.generator.record.chart) as one line of inline SVG."""
+    """Render a chart record (see perfblog.harness.record.chart) as one line of inline SVG."""
     # Ids unique per chart on a page, and stable: the hash of the record as stored.
     uid = "c" + hashlib.sha1(repr(sorted(record.to_json().items())).encode()).hexdigest()[:8]
     esc = sanitize.text  # labels come from a result file: inert text

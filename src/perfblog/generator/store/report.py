@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from perfblog.core.fsio import atomic_write
-from perfblog.generator.resolve import Mode
+from perfblog.generator.store.resolve import Mode
 
 
 @dataclass

@@ -9,10 +9,10 @@ A page marks each table with the config class it documents::
 
 Each option is a ``mkdocs.config.config_options`` attribute of the class followed by its docstring;
 an option without one is an error, so a new option cannot go undocumented. The class is imported by
-the name the page gives (as MkDocs' ``!!python/name:`` does), so the core depends on no layer above it.
+the name the page gives (as MkDocs' ``!!python/name:`` does), so a page may document any layer's.
 
-    python -m perfblog.core.docs docs/configuration.md           # rewrite the tables
-    python -m perfblog.core.docs --check docs/configuration.md   # exit 1 when a table is stale
+    python -m perfblog.cli.docs docs/configuration.md           # rewrite the tables
+    python -m perfblog.cli.docs --check docs/configuration.md   # exit 1 when a table is stale
 """
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ def _default(option: base.BaseConfigOption) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Rewrite the tables of each page; with --check, name the stale pages and exit 1 instead."""
-    parser = argparse.ArgumentParser(prog="python -m perfblog.core.docs", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m perfblog.cli.docs", description=__doc__.split("\n")[0])
     parser.add_argument("pages", nargs="+", type=Path, metavar="PAGE")
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if a table is stale")
     args = parser.parse_args(argv)
@@ -124,7 +124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if not args.check:
                 atomic_write(page, current.encode("utf-8"))
     for page in stale:
-        print(f"{page}: stale; run python -m perfblog.core.docs {page}" if args.check else f"{page}: updated")
+        print(f"{page}: stale; run python -m perfblog.cli.docs {page}" if args.check else f"{page}: updated")
     return 1 if stale and args.check else 0
 
 

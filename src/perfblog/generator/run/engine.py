@@ -15,15 +15,18 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from perfblog.core.conventions import SNIPPET_SUFFIXES
-from perfblog.generator import device, resolve, snippet, workspace
+from perfblog.generator import device
 from perfblog.generator.device import EnvPolicy
 from perfblog.generator.errors import GeneratorError, SnippetError
-from perfblog.generator.executor import Executor, Job, Watch, execute, refused
-from perfblog.generator.resolve import Mode
-from perfblog.generator.result import MAX_OUTPUT, Rekey, Result
-from perfblog.generator.runner import Progress, RunOptions, RunResult
-from perfblog.generator.snippet import Cell, Snippet
-from perfblog.generator.store import Store
+from perfblog.generator.run import workspace
+from perfblog.generator.run.executor import Executor, Job, Watch, execute, refused
+from perfblog.generator.run.runner import Progress, RunOptions, RunResult
+from perfblog.generator.source import snippet
+from perfblog.generator.source.snippet import Cell, Snippet
+from perfblog.generator.store import key_scheme, resolve
+from perfblog.generator.store.resolve import Mode
+from perfblog.generator.store.result import MAX_OUTPUT, Rekey, Result
+from perfblog.generator.store.store import Store
 
 log = logging.getLogger("mkdocs.plugins.snippets")
 
@@ -225,13 +228,36 @@ class Engine:
                     if result.hashes.code != snip.code_hash or not differing <= named:
                         report.append((path, f"left stale: {'; '.join(reasons)}"))
                         continue
-                    at = datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+                    at = _now()
                     hashes = replace(snip.hashes, file=result.hashes.file)
                     rekeyed = replace(result, key=snip.key, hashes=hashes, rekeyed=(
                         *result.rekeyed, Rekey(at=at, from_key=result.key, modules=tuple(sorted(differing)))))
                     self.store.rewrite(rekeyed)
                     waived = ", ".join(sorted(differing))
                     report.append((path, f"re-keyed: measured code unchanged, only {waived} changed"))
+        return report
+
+    def migrate_keys(self) -> list[tuple[Path, str]]:
+        """Re-key the stored results of every device class that the move of the harness alone made stale
+        (``key_scheme``: the one exception to "never re-keyed silently"); (file, what happened) for each
+        result of the older scheme."""
+        at = _now()
+        report = []
+        with self.store.lock():
+            for stem in self.stems():
+                snip = snippet.load(self.path(stem), self.settings.snippets_dir)
+                for cls, result in self.results(stem).items():
+                    if result.hashes.scheme == snippet.KEY_SCHEME:
+                        continue
+                    path = self.store.path(stem, cls)
+                    outcome = key_scheme.migrated(snip, result, at)
+                    if isinstance(outcome, str):
+                        report.append((path, f"left as it is: {outcome}"))
+                        continue
+                    self.store.rewrite(outcome)
+                    moved = outcome.rekeyed[-1].modules if outcome.key != result.key else ()
+                    report.append((path, f"re-keyed: only the harness moved ({len(moved)} module(s))" if moved
+                                   else f"key scheme {snippet.KEY_SCHEME}: its key is unchanged"))
         return report
 
     def module_path(self, name: str) -> str:
@@ -254,6 +280,11 @@ class _Checked:
 
     def cell(self, job: Job, cell: Cell, done: int, total: int) -> None:
         self.watch.cell(job, cell, done, total)
+
+
+def _now() -> str:
+    """UTC now, to the second, as results record times."""
+    return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
 def _stamp(path: Path, parsed: Snippet) -> tuple[int, ...]:

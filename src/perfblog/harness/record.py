@@ -6,7 +6,7 @@ collects the records of each cell; posts embed them by name.
 
 A record may exist in more than one language: ``NAME.<language>`` (``timings.en``) is the same record
 worded for pages in that language, and a post's embed on such a page shows it instead of ``NAME``
-(``render.Embeds``). ``table`` and ``chart`` record those variants from ``translations``; a value is
+(the build's embeds). ``table`` and ``chart`` record those variants from ``translations``; a value is
 glued under both names.
 """
 
@@ -15,12 +15,9 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from perfblog.generator.verdict import Verdict
-
-if TYPE_CHECKING:
-    from perfblog.generator.bench import Judgement
+from perfblog.harness.verdict import Judgement, Verdict
 
 MIME = "application/vnd.blog.record+json"
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
@@ -102,7 +99,7 @@ def chart(
 
 def verdict(name: str, judgement: Judgement, *, device: str, expect: str | Mapping[str, str] | None = None,
             line: int | None = None) -> None:
-    """Record a verdict (``bench.Comparison.record_verdict`` calls this) for a post's ``verdict()`` embed.
+    """Record a verdict (``stats.Comparison.record_verdict`` calls this) for a post's ``verdict()`` embed.
 
     ``expect`` is checked here, so a misspelt verdict fails the cell that declares it.
     """

@@ -8,9 +8,7 @@ Safe to call from a background thread.
 
 from __future__ import annotations
 
-import base64
 import contextlib
-import json
 import os
 import re
 import shutil
@@ -26,34 +24,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from perfblog.generator import device, mime, probe, terminal
+from perfblog.generator import device
 from perfblog.generator.device import DeviceKind, EnvPolicy
 from perfblog.generator.errors import GeneratorError, ResultFormatError
-from perfblog.generator.record import MIME as RECORD_MIME
-from perfblog.generator.result import (
-    IMAGE_METADATA,
-    MAX_OUTPUT,
-    RECORDS,
-    CellResult,
-    DisplayOutput,
-    ErrorOutput,
-    Output,
-    Provenance,
-    Record,
-    Result,
-    StreamOutput,
-    image_name,
-    record_from_json,
-    truncate,
-)
-from perfblog.generator.snippet import FIGURE_DPI, FIGURE_FORMAT, Cell, Snippet
-from perfblog.generator.target import DEVICE_ENV
+from perfblog.generator.run.capture import Capture, MalformedRecord, scrubber
+from perfblog.generator.source.snippet import FIGURE_DPI, FIGURE_FORMAT, Cell, Snippet
+from perfblog.generator.store.result import MAX_OUTPUT, CellResult, Provenance, Result
+from perfblog.harness import probe
+from perfblog.harness.target import DEVICE_ENV
 
 _CELL_LINE = re.compile(r"Cell In\[\d+\], line (\d+)")
 _TIMED_LINE = re.compile(r"File <timed exec>:(\d+)")  # a line of a `%%time` cell's body, after its magic
-# IPython's file for one cell of one run. It starts only where a path can start (after a space, a quote
-# or at the start), so the scan is linear in the text's length: a 1 MB line of base64 takes milliseconds.
-_CELL_FILE = re.compile(r"""(?<![^\s"'])[^\s"']*?ipykernel_\d+/\d+\.py""")
 _KERNEL_NAME = "blog-python"
 #: An environment variable every process of one run inherits, so that a daemon that left the kernel's
 #: process tree (setsid, double fork) is still found and ended with it.
@@ -131,10 +112,8 @@ class _Run:
         self.cell_limit = snippet.options.get("cell_timeout", options.cell_timeout)
         self.snippet_limit = snippet.options.get("timeout", options.snippet_timeout)
         self.deadline = self.started + self.snippet_limit if self.snippet_limit else None
-        self.clean = scrubber(snippet.root.parent)
         self.cells: list[CellResult] = []
-        self.records: dict[str, dict[str, Record]] = {kind: {} for kind in RECORDS}
-        self.images: dict[str, bytes] = {}
+        self.capture = Capture(scrubber(snippet.root.parent), options.max_output)
         self.current: Cell | None = None  # the cell executing; None before the first and after the last
 
     def outcome(self) -> RunResult:
@@ -150,7 +129,7 @@ class _Run:
                              duration_s=time.perf_counter() - self.started, error=failed.message,
                              traceback=failed.traceback)
         return RunResult(snippet, result.device_class, ok=True, duration_s=duration, result=result,
-                         images=self.images)
+                         images=self.capture.images)
 
     def _execute(self) -> dict[str, Any]:
         """Start a kernel, run the cells and the probe in it; the kernel's provenance. The kernel's
@@ -213,7 +192,10 @@ class _Run:
         t0 = time.perf_counter()
         client.execute_cell(nb_cell, index)
         wall = time.perf_counter() - t0
-        outputs, error = self._outputs(nb_cell.outputs, cell)
+        try:
+            outputs, error = self.capture.outputs(nb_cell.outputs, cell)
+        except MalformedRecord as exc:
+            raise _Failed(f"{self.snippet.where}:{cell.line}: {exc}") from exc
         if limit is not None and time.perf_counter() - t0 > limit + 1:  # the cell's limit covers its outputs
             raise CellTimeoutError("processing the outputs spent the time budget")
         where = self.snippet.where
@@ -257,10 +239,11 @@ class _Run:
                                                "duration_s": round(duration, 3)})
         except ResultFormatError as exc:
             raise _Failed(f"{snippet.where}: the kernel reported a malformed provenance: {exc}") from exc
+        records = self.capture.records
         return Result(snippet=snippet.stem, key=snippet.key, hashes=snippet.hashes,
                       device_class=device_class, provenance=provenance, cells=tuple(self.cells),
-                      values=self.records["value"], tables=self.records["table"],  # type: ignore[arg-type]
-                      charts=self.records["chart"], verdicts=self.records["verdict"],  # type: ignore[arg-type]
+                      values=records["value"], tables=records["table"],  # type: ignore[arg-type]
+                      charts=records["chart"], verdicts=records["verdict"],  # type: ignore[arg-type]
                       options=dict(snippet.options))
 
     def _check_verdicts(self, result: Result) -> None:
@@ -276,89 +259,6 @@ class _Run:
                           f"({record.candidate} over {record.baseline}: {record.ratio:.3f}, "
                           f"{record.confidence:.0%} interval {record.low:.3f}–{record.high:.3f}, "
                           f"margin ±{record.delta:.0%}{noise}), but the snippet expects {expected}")
-
-    def _outputs(self, raw: list[Any], cell: Cell) -> tuple[list[Output], ErrorOutput | None]:
-        """A cell's nbformat outputs as stored outputs; records and images are taken out on the way.
-        Consecutive writes to one stream are joined first, so a progress bar redrawn across writes
-        collapses to its last frame. The cell's texts keep ``max_output`` characters in all; the rest is
-        cut with a visible note."""
-        outputs: list[Output | list[str]] = []
-        names: list[str] = []  # the stream name of each pending stream (a list of its writes)
-        error = None
-        room = [self.options.max_output]  # characters the cell's text outputs may still keep
-        for out in raw:
-            kind = out.get("output_type")
-            if kind == "stream":
-                last = outputs[-1] if outputs else None
-                if isinstance(last, list) and names[-1] == out["name"]:
-                    last.append(_text(out.get("text", "")))
-                else:
-                    outputs.append([_text(out.get("text", ""))])
-                    names.append(out["name"])
-            elif kind in ("display_data", "execute_result"):
-                data = dict(out.get("data", {}))
-                if RECORD_MIME in data:
-                    self._record(data[RECORD_MIME], cell)
-                elif display := self._display(data, dict(out.get("metadata", {})), room):
-                    outputs.append(display)
-            elif kind == "error":
-                traceback = terminal.plain("\n".join(map(str, out.get("traceback", []))))
-                evalue = terminal.plain(_text(out.get("evalue", "")))
-                error = ErrorOutput(ename=_text(out.get("ename", "")),
-                                    evalue=self.clean(_capped(evalue, room)),
-                                    traceback=self.clean(_capped(traceback, room)))
-                outputs.append(error)
-        streams = iter(names)
-        return [StreamOutput(name=next(streams),
-                             text=self.clean(_capped(terminal.normalise("".join(o)), room)))
-                if isinstance(o, list) else o for o in outputs], error
-
-    def _record(self, payload: Any, cell: Cell) -> None:
-        try:
-            record = record_from_json({**payload, "cell": cell.key} if isinstance(payload, dict) else payload)
-        except ResultFormatError as exc:
-            raise _Failed(f"{self.snippet.where}:{cell.line}: cell {cell.label} displayed a malformed "
-                          f"record: {exc}") from exc
-        self.records[record.KIND][record.name] = record
-
-    def _display(self, data: dict[str, Any], metadata: dict[str, Any],
-                 room: list[int]) -> DisplayOutput | None:
-        """The kept MIME types of a display (``mime.MIMES``): images become files named by their hash,
-        with the size the kernel asked for; texts are cut to the cell's ``room`` and cleaned. None when
-        nothing is kept."""
-        kept: dict[str, str] = {}
-        sizes: dict[str, dict[str, int]] = {}
-        for entry in mime.MIMES:
-            if entry.name not in data:
-                continue
-            payload = data[entry.name]
-            if entry.ext:
-                blob = _b64(payload) if entry.base64 else _text(payload).encode()
-                kept[entry.name] = self._file(blob, entry.ext)
-                if size := _size(metadata.get(entry.name)):
-                    sizes[entry.name] = size
-            elif entry.name == "application/json":
-                text = json.dumps(payload, indent=2, ensure_ascii=False, sort_keys=True)
-                kept[entry.name] = _capped(text, room)
-            elif entry.name == "text/plain":
-                kept[entry.name] = self.clean(_capped(terminal.normalise(_text(payload)), room))
-            else:
-                kept[entry.name] = self.clean(_capped(terminal.plain(_text(payload)), room))
-        return DisplayOutput(kept, sizes) if kept else None
-
-    def _file(self, blob: bytes, ext: str) -> str:
-        name = image_name(blob, ext)
-        self.images[name] = blob
-        return name
-
-
-def _size(found: object) -> dict[str, int]:
-    """The image size a display's metadata asks for, in CSS pixels (positive numbers only)."""
-    if not isinstance(found, dict):
-        return {}
-    return {key: round(value) for key, value in found.items() if key in IMAGE_METADATA
-            and isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 1}
-
 
 def _notebook(snippet: Snippet) -> Any:
     import nbformat
@@ -440,53 +340,12 @@ def _raised_at(cell: Cell, traceback: str) -> int:
     return cell.first_line + line - 1
 
 
-def _b64(payload: str) -> bytes:
-    return base64.b64decode(payload)
-
-
-def _text(value: Any) -> str:
-    return "".join(map(str, value)) if isinstance(value, list) else str(value)
-
-
-def _capped(text: str, room: list[int]) -> str:
-    """``text`` within what the cell may still keep (``room[0]``, spent here), cut with a visible note."""
-    keep = max(room[0], 0)
-    room[0] -= len(text)
-    return text if len(text) <= keep else truncate(text, keep)
-
-
-def scrubber(project: Path) -> Callable[[str], str]:
-    """What every captured text goes through before it is stored, and so published (after ``terminal``
-    has removed control sequences: all of them, or all but colours in stream and plain text).
-
-    This machine's paths (the project, site-packages, the home folder, IPython's per-run cell files) say
-    nothing to a reader, change on every run and reveal the author's machine.
-    """
-    import sysconfig
-
-    libraries = {sysconfig.get_paths()[key] for key in ("purelib", "platlib")}
-    libraries |= {p for p in sys.path if p.endswith(("site-packages", "dist-packages"))}
-    prefixes = {lib + os.sep: "site-packages/" for lib in libraries}
-    prefixes[str(project) + os.sep] = ""
-    home = os.path.expanduser("~")
-    if len(home) > 1:
-        prefixes[home + os.sep] = "~/"
-    ordered = sorted(prefixes.items(), key=lambda pair: -len(pair[0]))  # the most specific first
-
-    def clean(text: str) -> str:
-        text = _CELL_FILE.sub("<cell>", text)
-        for prefix, short in ordered:
-            text = text.replace(prefix, short)
-        return text
-
-    return clean
-
-
 def _kernel_provenance(client: Any, kind: DeviceKind) -> dict[str, Any]:
     """Ask the kernel itself what it ran on: the versions and devices it really saw (see ``probe``)."""
     import nbformat
 
-    cell = nbformat.v4.new_code_cell(f"__import__({probe.__name__!r}, fromlist=['emit']).emit({kind.name!r})")
+    call = f"emit({kind.name!r}, used={_named(kind.used)!r}, accelerator={_named(kind.probe)!r})"
+    cell = nbformat.v4.new_code_cell(f"__import__({probe.__name__!r}, fromlist=['emit']).{call}")
     client.nb.cells.append(cell)
     client.timeout = 120
     client.execute_cell(cell, len(client.nb.cells) - 1, store_history=False)
@@ -496,6 +355,11 @@ def _kernel_provenance(client: Any, kind: DeviceKind) -> dict[str, Any]:
         if out.get("output_type") == "error":
             raise RuntimeError(f"collecting provenance failed: {out.get('ename')}: {out.get('evalue')}")
     raise RuntimeError("the kernel returned no provenance")
+
+
+def _named(function: Callable[..., Any]) -> str:
+    """``module:function``: how the kernel's probe finds a kind's function (it imports no registry)."""
+    return f"{function.__module__}:{function.__qualname__}"
 
 
 def git_state(snippet: Snippet) -> dict[str, Any]:

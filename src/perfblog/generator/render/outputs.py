@@ -16,9 +16,11 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from perfblog.generator import mime, sanitize, terminal
-from perfblog.generator.celltags import Tag
-from perfblog.generator.result import CellResult, DisplayOutput, ErrorOutput, Output, StreamOutput
+from perfblog.generator.render import sanitize, terminal
+from perfblog.generator.source.celltags import Tag
+from perfblog.generator.store import mime
+from perfblog.generator.store.content import DisplayOutput, ErrorOutput, Output, StreamOutput
+from perfblog.generator.store.result import CellResult
 
 inert = sanitize.text
 #: An inert newline inside ``<pre>`` (a raw newline would end the HTML block in Markdown).
