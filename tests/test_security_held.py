@@ -47,9 +47,9 @@ import lxml.html
 import psutil
 import pytest
 
+from perfblog.cli import main
 from perfblog.core import slug
 from perfblog.core.cache import Cache
-from perfblog.cli import main
 from perfblog.generator.errors import SnippetError
 from perfblog.generator.run.engine import Engine, Settings
 from perfblog.generator.source import snippet
