@@ -1,3 +1,3 @@
-"""The shared core: the `blog` entry point, the one project loader, the one atomic writer, the root error
-and the conventions both plugins agree on. It imports neither ``perfblog.generator`` nor ``perfblog.seo``.
+"""The shared core: the one project loader, the one atomic writer, the root error, what every `blog`
+subcommand shares and the conventions both plugins agree on. It imports no other part of perfblog.
 """
