@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import quote
 
 import lxml.html
 import markdown
@@ -122,3 +123,36 @@ def test_exported_text_is_inert_in_markdown(written: str) -> None:
 
 def test_exported_numbers_and_brackets_stay_as_written() -> None:
     assert markdown_text("812.500 (µs), -3.5%, 'a' \"b\" / c? @d") == "812.500 (µs), -3.5%, 'a' \"b\" / c? @d"
+
+
+def test_any_page_is_found_by_stem_and_its_origin_link_reads_in_chinese(site: Path, tmp_path: Path,
+                                                                        capsys) -> None:
+    """A page outside the posts folder, with a Chinese path and a space: found by its stem; 原文链接
+    shows the address as a reader reads it and links to the valid, percent-encoded URL."""
+    copy = tmp_path / "site"
+    shutil.copytree(site, copy)
+    page = copy / "posts" / "笔记" / "可视化 笔记.md"
+    page.parent.mkdir()
+    page.write_text("# 可视化笔记\n\n一页不在文章目录里的笔记。\n", encoding="utf-8")
+    command = [sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(copy / "mkdocs.yml")]
+    assert subprocess.run(command, capture_output=True, timeout=300,
+                          env={**os.environ, "NO_MKDOCS_2_WARNING": "1"}).returncode == 0
+    encoded = "https://blog.example.com/notes/" + quote("笔记/可视化 笔记/")
+    shown = "https://blog.example.com/notes/笔记/可视化%20笔记/"
+    out = tmp_path / "zhihu.md"
+    capsys.readouterr()
+    assert export(copy, "可视化 笔记", "--to", "zhihu", "-o", str(out)) == 0
+    assert f"(原文链接 {shown})" in capsys.readouterr().out
+    assert out.read_text(encoding="utf-8").endswith(f"原文链接：[{markdown_text(shown)}]({encoded})\n")
+    assert export(copy, "笔记/可视化 笔记.md", "--to", "zhihu", "-o", str(tmp_path / "by-path.md")) == 0
+    assert (tmp_path / "by-path.md").read_bytes() == out.read_bytes()
+
+
+def test_a_stem_several_pages_share_is_an_error_naming_them(site: Path, tmp_path: Path, capsys) -> None:
+    copy = tmp_path / "site"
+    shutil.copytree(site, copy)
+    for folder in ("甲", "乙"):
+        (copy / "posts" / folder).mkdir()
+        (copy / "posts" / folder / "same.md").write_text("# 同名\n", encoding="utf-8")
+    assert export(copy, "same", "--to", "zhihu", "-o", "-") == 2
+    assert "2 pages have that stem (乙/same.md, 甲/same.md); give its path" in capsys.readouterr().err

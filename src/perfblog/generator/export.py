@@ -35,6 +35,7 @@ from perfblog.core.cli import add_project_option, load_project
 from perfblog.core.conventions import SNIPPETS_PLUGIN
 from perfblog.core.escape import markdown_text as inert
 from perfblog.core.project import Project, front_matter_line
+from perfblog.core.urls import readable
 from perfblog.generator.config import settings_of
 from perfblog.generator.errors import ExportError
 from perfblog.generator.render import embeds, terminal
@@ -59,8 +60,9 @@ REPORT = "_snippets/report.json"  # the build's report in the site, unless repor
 
 @dataclass(frozen=True)
 class Target:
-    """Where a post is syndicated: the origin line's template (``{title}``, ``{url}``, ``{site}``) and place,
-    and the front matter the platform keeps (none: its editor shows YAML as text)."""
+    """Where a post is syndicated: the origin line's template (``{title}``, ``{url}``, ``{site}``, and
+    ``{link}``: the URL as a reader reads it, linking to ``{url}``) and place, and the front matter the
+    platform keeps (none: its editor shows YAML as text)."""
 
     name: str
     platform: str
@@ -72,8 +74,8 @@ class Target:
 #: The targets, by name; a new platform is one entry.
 TARGETS = {t.name: t for t in (
     Target("juejin", "掘金", "> 原文链接：[{title}]({url})", origin_first=True),
-    Target("zhihu", "知乎", "原文链接：{url}", origin_first=False),
-    Target("csdn", "CSDN", "> 原文链接：{url}", origin_first=True),
+    Target("zhihu", "知乎", "原文链接：{link}", origin_first=False),
+    Target("csdn", "CSDN", "> 原文链接：{link}", origin_first=True),
     Target("markdown", "Markdown", "原文链接：[{title}]({url})", origin_first=False,
            front_matter=("title", "description", "date", "tags", "categories")),
 )}  # fmt: skip
@@ -233,15 +235,27 @@ GLOB = frozenset("*?[]")
 
 
 def find_post(project: Project, name: str) -> Path:
-    """A post by its file stem (``torch-compile-fullgraph``) or its path; never a pattern."""
+    """Any page of the site by its file stem (``torch-compile-fullgraph``) or its path (as given, or
+    relative to mkdocs.yml's folder or to docs_dir); never a pattern. A stem that several pages share
+    names the one in the posts folder when only one is there, else it is an error listing them."""
     if GLOB & set(name):
-        raise ExportError(f"POST {name!r}: give one post's file stem or path, without any of * ? [ ]")
+        raise ExportError(f"POST {name!r}: give one page's file stem or path, without any of * ? [ ]")
+    layout = project.layout
     given = Path(name)
-    if given.suffix == ".md" and given.is_file():
-        return given.resolve()
-    found = sorted(p for p in project.layout.posts_dir.rglob("*.md") if p.name == f"{given.stem}.md")
+    if given.suffix == ".md":
+        for path in (given, layout.root / given, layout.docs_dir / given):
+            if path.is_file():
+                return path.resolve()
+    stem = given.name.removesuffix(".md")
+    found = sorted(p for p in layout.docs_dir.rglob(f"{stem}.md") if p.is_file())
+    if len(found) > 1:
+        posts = [p for p in found if p.resolve().is_relative_to(layout.posts_dir.resolve())]
+        if len(posts) != 1:
+            named = ", ".join(p.relative_to(layout.docs_dir).as_posix() for p in found)
+            raise ExportError(f"POST {name!r}: {len(found)} pages have that stem ({named}); give its path")
+        found = posts
     if not found:
-        raise ExportError(f"no post {name!r} in {project.layout.posts_dir} (give its file stem or path)")
+        raise ExportError(f"no page {name!r} in {layout.docs_dir} (give its file stem or path)")
     return found[0]
 
 
@@ -356,7 +370,9 @@ def compose(body: str, meta: Mapping[str, Any], target: Target, *, title: str, u
     """The exported file: kept front matter, the origin line first or last, the body; tidy blank lines."""
     site_name = str(getattr(site.config, "site_name", "") or "")
     # The title is text in the link's text: `x](https://evil.example/) [y` must not move the link.
-    origin = target.origin.format(title=inert(title), url=url, site=inert(site_name))
+    shown = readable(url)  # 原文链接 reads in Chinese; the link itself stays the valid URL
+    link = url if shown == url else f"[{inert(shown)}]({url})"
+    origin = target.origin.format(title=inert(title), url=url, site=inert(site_name), link=link)
     parts = []
     kept = {key: _plain(meta[key]) for key in target.front_matter if key in meta}
     if target.front_matter:
@@ -415,7 +431,8 @@ def cmd_export(args: argparse.Namespace) -> int:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(exported.text, encoding="utf-8")
         written = str(path)
-        print(f"exported {exported.post} for {exported.target.platform}: {path} (原文链接 {exported.url})")
+        print(f"exported {exported.post} for {exported.target.platform}: {path} "
+              f"(原文链接 {readable(exported.url)})")
     record(state_path, exported, written)
     return 0
 
