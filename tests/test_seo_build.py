@@ -16,7 +16,7 @@ import xmlschema
 from mkdocs.config import load_config
 from PIL import Image
 
-from perfblog.seo.plugin import COPY_SCRIPT, _copy_after_load
+from perfblog.seo.theme import COPY_SCRIPT, _copy_after_load
 
 pytestmark = pytest.mark.mkdocs
 
@@ -220,9 +220,9 @@ def test_material_google_fonts_are_off_so_no_page_waits_for_another_host(built):
 
 
 @pytest.mark.parametrize(("after_load", "features", "script"), [
-    (None, ["navigation.indexes"], True), ("false", ["content.code.copy", "navigation.indexes"], False),
+    ("true", ["navigation.indexes"], True), (None, ["content.code.copy", "navigation.indexes"], False),
 ])
-def test_materials_copy_buttons_come_from_the_packages_script_after_load_unless_turned_off(
+def test_materials_copy_buttons_come_from_the_packages_script_after_load_when_asked_for(
         tmp_path, after_load, features, script):
     root = tmp_path / "blog"
     shutil.copytree(FIXTURES / "site", root)

@@ -75,7 +75,7 @@ def test_long_generated_description_is_cut_to_what_engines_show(tmp_path):
     ]
     record = pages.describe(_page(tmp_path, {}, url="archive/2024/", posts=posts), SITE)
     head = record.head
-    assert head.description.startswith("编译笔记·标题 &amp; <code>fullgraph</code>，共 20 篇：《第 0 篇")
+    assert head.description.startswith("编译笔记·标题 & fullgraph，共 20 篇：《第 0 篇")  # text: escaped once
     assert head.description.endswith("》等")  # whole titles only
     assert text.display_width(head.description) <= pages.DESCRIPTION_MAX_WIDTH
     assert record.post_urls[0] == "https://blog.example.com/p0/"

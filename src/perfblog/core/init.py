@@ -267,7 +267,20 @@ plugins:
   - snippets:
       snippets_dir: snippets
       results_dir: snippets/_results
-  - seo
+  - seo:
+      # what readers see, turned on by name (perfblog's docs/existing-blog.md): Google Fonts off for
+      # system CJK fonts, Lighthouse's contrast and legibility fixes, copy buttons after load, related posts
+      seo_local_fonts: true
+      seo_contrast: true
+      seo_underline_links: true
+      seo_legible_code: true
+      seo_lazy_blocks: true
+      seo_search_dialog_name: true
+      seo_pin_list_item: true
+      seo_page_language_words: true
+      seo_lean_highlighting: true
+      seo_copy_buttons_after_load: true
+      seo_related: true
 """
 
 _HOME = {

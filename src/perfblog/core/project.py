@@ -176,10 +176,25 @@ def plugin_config(config: Any, name: str) -> Any | None:
     return getattr(plugin, "config", None)
 
 
+#: The theme names of Material and of its fork mkdocs-materialx, which ships the same templates and
+#: plugins (its blog plugin is ``materialx/blog``); each is "Material" to both plugins.
+MATERIAL_THEMES = ("material", "materialx")
+
+
+def is_material(config: Any) -> bool:
+    """Whether the site's theme is Material or its fork `materialx`."""
+    theme = getattr(config, "theme", None)
+    return getattr(theme, "name", None) in MATERIAL_THEMES
+
+
 def material_plugin_config(config: Any, name: str) -> Any | None:
     """The validated options of Material's plugin ``name`` (``blog``, ``social``), which mkdocs.yml may
-    name with or without its ``material/`` prefix, or None."""
-    return plugin_config(config, f"material/{name}") or plugin_config(config, name)
+    name with or without its theme's prefix (``material/blog``, ``materialx/blog``, ``blog``), or None."""
+    for named in (*(f"{theme}/{name}" for theme in MATERIAL_THEMES), name):
+        found = plugin_config(config, named)
+        if found is not None:
+            return found
+    return None
 
 
 def normalise_url(url: str | None) -> str | None:

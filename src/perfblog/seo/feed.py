@@ -7,13 +7,25 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from lxml import etree
 
+from perfblog.core import project
 from perfblog.seo.sitemap import w3c
 
 ATOM = "http://www.w3.org/2005/Atom"
 FEED_NAME = "feed.xml"
+#: Plugins that write a blog's feed themselves (mkdocs-rss-plugin is `rss`), named with or without a
+#: theme's prefix: with one configured, the seo plugin writes no second feed unless asked.
+FEED_PLUGINS = ("rss",)
+
+
+def wanted(option: bool | None, config: Any) -> bool:
+    """Whether the seo plugin writes its feed: as `seo_feed` says, else unless a feed plugin writes one."""
+    if option is not None:
+        return option
+    return not any(project.material_plugin_config(config, name) is not None for name in FEED_PLUGINS)
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ import hashlib
 import json
 import logging
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from importlib import metadata, resources
 from pathlib import Path
@@ -239,3 +239,27 @@ def _count(value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 1 << 64:
         raise ValueError("not a count")
     return value
+
+
+class ServeMemo:
+    """What `mkdocs serve` keeps between its rebuilds, in memory: each edit rebuilds the whole site with
+    new plugin objects, and a page, a post's words or a decorated page that did not change is not worked
+    out again. A build (`mkdocs build`) keeps the same facts in its `BuildMemo` instead."""
+
+    def __init__(self) -> None:
+        self.pages: dict[bytes, Any] = {}  # each page audited in this process, by its HTML
+        self.words: dict[str, str] = {}  # each post's words for related posts (related.text_key)
+        self._panels: dict[bytes, bytes] = {}  # each page with its draft banner and SEO panel
+
+    def panel(self, key: bytes, decorate: Callable[[], bytes]) -> bytes:
+        """The page decorated before under `key` (its HTML, findings and addresses), else `decorate()`."""
+        html = self._panels.get(key)
+        if html is None:
+            if len(self._panels) > audit.MEMO_PAGES:
+                self._panels.clear()
+            html = self._panels[key] = decorate()
+        return html
+
+
+#: The one of this process: plugin objects come and go with each rebuild of `serve`.
+SERVED = ServeMemo()

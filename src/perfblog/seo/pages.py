@@ -232,9 +232,12 @@ def _description(page: Page, site: Site, is_post: bool) -> str:
     suffix = f"（第 {number} 页）" if number else ""
     if given:
         return given + suffix
+    if page.is_homepage:  # the site's own words, not text that happens to open the page (a banner, an ad)
+        return site.description
     posts = getattr(page, "posts", None)  # Material's blog views list their posts
-    if posts:
-        generated = _listing(f"{site.name}·{page.title}", [str(p.title) for p in posts],
+    if posts:  # titles as text: the head escapes them once (page titles are HTML: `A &amp; B`)
+        generated = _listing(f"{site.name}·{text.plain_title(page.title)}",
+                             [text.plain_title(p.title) for p in posts],
                              DESCRIPTION_MAX_WIDTH - text.display_width(suffix))  # fmt: skip
     else:
         generated = _plain(page.content or "") or site.description

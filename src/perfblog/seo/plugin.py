@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import shutil
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -30,7 +29,6 @@ from perfblog.seo import (
     audit,
     cards,
     feed,
-    highlight,
     indexnow_key,
     languages,
     memo,
@@ -40,6 +38,7 @@ from perfblog.seo import (
     related,
     robots,
     sitemap,
+    theme,
 )
 from perfblog.seo.config import SeoConfig
 from perfblog.seo.errors import SeoError
@@ -47,16 +46,6 @@ from perfblog.seo.registry import Finding, Severity
 from perfblog.seo.rules import PageFacts
 
 log = logging.getLogger("mkdocs.plugins.seo")
-#: Material template overrides (accessibility) and the stylesheet, shipped in the package.
-THEME_DIR = Path(__file__).with_name("theme")
-STYLESHEET = "_seo/seo.css"
-COPY_SCRIPT = "_seo/copy.js"
-COPY_FEATURE = "content.code.copy"
-#: Serve only: the pages audited in this process, by their HTML. `serve` rebuilds the whole site after
-#: each edit (and makes new plugin objects); a page whose HTML did not change is not audited again.
-_SERVED_PAGES: dict[bytes, Any] = {}
-_SERVED_WORDS: dict[str, str] = {}  # and each post's words for related posts (related.text_key)
-_SERVED_PANELS: dict[bytes, bytes] = {}  # and each decorated page, by what decorated it
 
 
 @dataclass(frozen=True)
@@ -109,7 +98,7 @@ class SeoPlugin(BasePlugin[SeoConfig]):
             results_dir=layout.results_dir,
             default_image=self.config.seo_default_image,
             verification=verification,
-            feed=url + feed.FEED_NAME if self.config.seo_feed else None,
+            feed=url + feed.FEED_NAME if feed.wanted(self.config.seo_feed, config) else None,
             noindex_archives=self.config.seo_noindex_archives,
         )
         # `serve` replaces site_url with its own address; the panel previews pages at the configured one.
@@ -120,10 +109,7 @@ class SeoPlugin(BasePlugin[SeoConfig]):
                 self.own_url = project.configured_site_url(Path(config.config_file_path)) or url
             except ProjectError as exc:
                 raise PluginError(f"seo: {exc}") from exc
-        _no_remote_fonts(config)
-        self.material = _material_overrides(config)
-        self.copy_script = (self.material and self.config.seo_copy_buttons_after_load
-                            and _copy_after_load(config))
+        self.theme = theme.apply(config, self.config)  # only what mkdocs.yml asks for
         self.cards = None
         if self.config.seo_cards and not _social_cards(config):
             try:
@@ -143,7 +129,7 @@ class SeoPlugin(BasePlugin[SeoConfig]):
         pages.escape_titles(f.page for f in files.documentation_pages() if f.page is not None)
         config.site_name = html_text(config.site_name)
         blog = project.material_plugin_config(config, "blog")
-        if self.material and blog is not None and "date" in env.filters:
+        if self.theme.page_language_words and blog is not None and "date" in env.filters:
             env.filters["date"] = languages.dates_in_page_language(env.filters["date"], self.site.lang,
                                                                    blog.get("post_date_format", "long"))
         sources = [
@@ -171,7 +157,7 @@ class SeoPlugin(BasePlugin[SeoConfig]):
             [p.excluding(by_url[a.url] for a in self.translations.of(urls[p.key]) if a.url in by_url)
              for p in posts],
             count=self.config.seo_related_count,
-            memo=_SERVED_WORDS if self.memo is None else self.memo.words,
+            memo=memo.SERVED.words if self.memo is None else self.memo.words,
         )
 
     @event_priority(-100)  # after Material's blog plugin (-50) has placed its posts by their slugs
@@ -199,7 +185,7 @@ class SeoPlugin(BasePlugin[SeoConfig]):
         return page
 
     def on_page_content(self, html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-        return highlight.lighten(html) if self.config.seo_lean_highlighting else html
+        return self.theme.content(html)
 
     @event_priority(100)  # before Material's blog plugin reads the posts (its on_files)
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
@@ -218,22 +204,22 @@ class SeoPlugin(BasePlugin[SeoConfig]):
         # serve rebuilds everything after each edit, in one process; a build reads the last build's memo.
         own = memo.name_for(config.config_file_path)  # each config of a folder keeps its own
         self.memo = None if self.serving else memo.BuildMemo.load(self.cache, own)
-        known = _SERVED_PAGES if self.memo is None else self.memo.pages
+        known = memo.SERVED.pages if self.memo is None else self.memo.pages
         self.auditor = (audit.Auditor(Path(config.site_dir), known, memo_facts=self.serving)
                         if self.config.seo_audit or self.serving else None)  # fmt: skip
         self.panel_facts: dict[str, PageFacts] = {}  # serve only: what the SEO panel of each post shows
 
     def on_page_context(self, context: Any, page: Page, config: MkDocsConfig, nav: Any) -> Any:
-        """The related-posts block ends the post's content (after search indexed it, so it stays out);
-        a page in another language than the site's has Material's words in its own."""
+        """The related-posts block where `seo_related_place` puts it; with `seo_page_language_words`, a
+        page in another language than the site's has Material's words in its own."""
         language = project.page_language(page.meta, self.site.lang)
-        if self.material and language != self.site.lang:
+        if self.theme.page_language_words and language != self.site.lang:
             context[languages.INTERFACE] = languages.interface_language(language, config.theme.dirs)
         listed = self.related.get(page.file.src_uri)
         if listed:
             block = related.block_html(listed, self.languages[page.file.src_uri],
                                        lambda url: get_relative_url(url, page.url))
-            page.content = (page.content or "") + block
+            related.PLACES[self.config.seo_related_place](page, context, block)
         return context
 
     @event_priority(-100)  # last: the audit reads the page as it is written
@@ -271,14 +257,10 @@ class SeoPlugin(BasePlugin[SeoConfig]):
                 self.cards.finish()  # the cards drawn in worker processes while pages were rendered
             if self.config.seo_sitemap:
                 self._write_sitemaps(site_dir)
-            if self.config.seo_feed:
+            if self.site.feed:
                 self._write_feed(site_dir)
             indexnow_key.write_key_file(site_dir, self.site.repo / self.config.seo_indexnow_key_file)
-            if self.material:
-                (site_dir / STYLESHEET).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(Path(__file__).with_name("seo.css"), site_dir / STYLESHEET)
-            if self.copy_script:
-                shutil.copyfile(Path(__file__).with_name("copy.js"), site_dir / COPY_SCRIPT)
+            self.theme.write(site_dir)
             if self.auditor is not None:
                 self.auditor.add_files()  # what no page hook saw: 404.html, HTML copied from docs_dir
             if self.config.seo_audit:
@@ -355,16 +337,11 @@ class SeoPlugin(BasePlugin[SeoConfig]):
             found = graph.get(served.page, ())
             key = hashlib.blake2b(repr((built, served, found, self.own_url, self.served_url)).encode(),
                                   digest_size=20).digest()  # fmt: skip
-            html = _SERVED_PANELS.get(key)
-            if html is None:  # a page, its findings and its addresses as decorated before: the same panel
-                html = panel.decorate(
-                    built.decode("utf-8"), served.page, draft=served.draft, post=served.post,
-                    site_findings=found, site_url=self.own_url, served_url=self.served_url,
-                    facts=self.panel_facts.get(served.page),
-                ).encode("utf-8")  # fmt: skip
-                if len(_SERVED_PANELS) > audit.MEMO_PAGES:
-                    _SERVED_PANELS.clear()
-                _SERVED_PANELS[key] = html
+            html = memo.SERVED.panel(key, lambda served=served, built=built, found=found: panel.decorate(
+                built.decode("utf-8"), served.page, draft=served.draft, post=served.post,
+                site_findings=found, site_url=self.own_url, served_url=self.served_url,
+                facts=self.panel_facts.get(served.page),
+            ).encode("utf-8"))  # a page, its findings and its addresses as decorated before: the same panel
             atomic_write(path, html, durable=False)  # rewritten on every rebuild of `serve`
 
     def _audit(self) -> None:
@@ -386,43 +363,6 @@ class SeoPlugin(BasePlugin[SeoConfig]):
             len(report.findings),
             self.auditor.site_dir,
         )
-
-
-def _no_remote_fonts(config: MkDocsConfig) -> None:
-    """Material loads Roboto from fonts.googleapis.com as a render-blocking stylesheet: unreliable or
-    blocked in mainland China, and without CJK glyphs. Turn it off; the package's stylesheet names
-    system CJK fonts instead."""
-    theme = config.theme
-    if theme.name == "material" and theme.get("font") is not False:
-        theme["font"] = False
-        log.info("seo: Material's Google Fonts turned off (render-blocking, unreachable from China)")
-
-
-def _copy_after_load(config: MkDocsConfig) -> bool:
-    """Material sets up a copy button on every code block while the page loads, each with a forced
-    layout; a post with a hundred blocks blocked the main thread for a second (Lighthouse's total
-    blocking time). When the site has the buttons, the package's script adds the same buttons after
-    load, a few per task; whether it does."""
-    features = config.theme.get("features") or []
-    added = any(str(script) == COPY_SCRIPT for script in config.extra_javascript)  # a config used again
-    if COPY_FEATURE in features:
-        config.theme["features"] = [f for f in features if f != COPY_FEATURE]
-        if not added:
-            config.extra_javascript.append(COPY_SCRIPT)
-        return True
-    return added
-
-
-def _material_overrides(config: MkDocsConfig) -> bool:
-    """For Material: the package's template overrides after the site's own custom_dir, and its
-    stylesheet after Material's; whether the theme is Material."""
-    theme = config.theme
-    if theme.name != "material":
-        return False
-    theme.dirs.insert(1 if theme.custom_dir else 0, str(THEME_DIR))
-    if STYLESHEET not in config.extra_css:
-        config.extra_css.append(STYLESHEET)
-    return True
 
 
 def _social_cards(config: MkDocsConfig) -> bool:

@@ -26,7 +26,7 @@ import html
 import math
 import posixpath
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -334,6 +334,21 @@ def _scores(vector: Vector, postings: Postings, n: int) -> tuple[np.ndarray, np.
         return shared, sums[shared]
     shared, at = np.unique(ids, return_inverse=True)
     return shared, np.bincount(at, weights=weights)
+
+
+def _at_end(page: Any, context: dict[str, Any], block: str) -> None:
+    page.content = (page.content or "") + block
+
+
+def _in_context(page: Any, context: dict[str, Any], block: str) -> None:
+    context[CONTEXT] = block
+
+
+#: The template variable that holds a post's block when the blog's own template places it.
+CONTEXT = "seo_related"
+#: Where the block goes (`seo_related_place`): the end of the post's content (after search indexed it,
+#: so it stays out of the index), or only the template variable, for the blog's template override.
+PLACES: dict[str, Callable[[Any, dict[str, Any], str], None]] = {"end": _at_end, "template": _in_context}
 
 
 def block_html(links: Sequence[Link], language: str, relative_url: Any) -> str:
