@@ -4,6 +4,8 @@ cached by content hash, with a clear error when no CJK font can be had."""
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -144,3 +146,14 @@ def test_with_workers_a_few_cards_are_drawn_here_without_a_pool(font, tmp_path):
     card = few.publish(TITLE, "a/")
     few.finish()
     assert few._pool is None and few.drawn == 1 and (tmp_path / "site" / card.path).is_file()
+
+
+def test_a_card_worker_ends_when_its_build_is_gone():
+    """A build killed mid-way leaves no pool worker waiting for work forever."""
+    child = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                           text=True, check=True)  # fmt: skip
+    gone = int(child.stdout)  # a process that has ended
+    code = ("import sys, time; from perfblog.seo import cards; from perfblog.core.fonts import Font; "
+            f"cards._start_worker('s', 'h', Font(__import__('pathlib').Path('x')), {gone}); time.sleep(30)")
+    worker = subprocess.run([sys.executable, "-c", code], timeout=20, check=False)
+    assert worker.returncode == 0

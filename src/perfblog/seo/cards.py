@@ -17,7 +17,10 @@ from __future__ import annotations
 import hashlib
 import json
 import multiprocessing
+import os
 import re
+import threading
+import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -197,9 +200,24 @@ def file_name(page_path: str, key: str) -> str:
 _WORKER: tuple[str, str, Font] | None = None  # in a worker process: what every card of the build shares
 
 
-def _start_worker(site_name: str, host: str, font: Font) -> None:
+def _start_worker(site_name: str, host: str, font: Font, build: int) -> None:
+    """A worker keeps what every card shares, and ends when the build process `build` is gone (killed,
+    say): a pool's idle workers would otherwise wait for work forever."""
     global _WORKER
     _WORKER = (site_name, host, font)
+    if os.name == "posix":  # signal 0 only asks whether the process exists (on Windows it would kill it)
+        threading.Thread(target=_end_with, args=(build,), daemon=True).start()
+
+
+def _end_with(build: int) -> None:
+    while True:
+        time.sleep(2)
+        try:
+            os.kill(build, 0)
+        except ProcessLookupError:
+            os._exit(0)
+        except PermissionError:  # it exists
+            pass
 
 
 def _draw_in_worker(title: str) -> bytes:
@@ -268,7 +286,7 @@ class Cards:
             methods = multiprocessing.get_all_start_methods()  # a fork of a process with threads may hang
             context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
             self._pool = ProcessPoolExecutor(self.workers, mp_context=context, initializer=_start_worker,
-                                             initargs=(self.site_name, self.host, self.font))
+                                             initargs=(self.site_name, self.host, self.font, os.getpid()))
         for key, (title, _) in self._waiting.items():
             if key not in self._drawing:
                 self._drawing[key] = self._pool.submit(_draw_in_worker, title)
