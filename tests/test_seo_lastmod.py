@@ -109,3 +109,14 @@ def test_a_shallow_clone_warns_once_and_dates_nothing(history_repo, tmp_path, ca
     found = lastmod.page_lastmod({"date": "2024-01-05"}, clone / "posts" / "a.md", ["s"], history,
                                  clone / "snippets", clone / "snippets" / "_results")  # fmt: skip
     assert found.isoformat() == "2024-01-05T00:00:00+00:00"  # the front matter's date
+
+
+def test_a_view_is_dated_in_the_sitemap_by_the_newest_post_it_lists():
+    may, june, july = (datetime.fromisoformat(f"2024-{m:02d}-01T00:00:00+00:00") for m in (5, 6, 7))
+    dates = lastmod.sitemap_dates([
+        ("https://x.cn/a/", may, ()), ("https://x.cn/b/", july, ()),
+        ("https://x.cn/", june, ("https://x.cn/a/", "https://x.cn/b/")),  # the index: its own date is older
+        ("https://x.cn/archive/2024/", None, ("https://x.cn/a/",)), ("https://x.cn/about/", None, ()),
+    ])  # fmt: skip
+    assert dates == {"https://x.cn/a/": may, "https://x.cn/b/": july, "https://x.cn/": july,
+                     "https://x.cn/archive/2024/": may, "https://x.cn/about/": None}

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import subprocess
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, date, datetime, time
 from pathlib import Path
 
@@ -182,3 +182,12 @@ def page_lastmod(
     dated = history.lastmod([source, *snippet_paths(stems, snippets_dir, results_dir)])
     candidates = [d for d in (published, dated) if d is not None]
     return max(candidates) if candidates else None
+
+
+def sitemap_dates(pages: Iterable[tuple[str, datetime | None, Sequence[str]]]) -> dict[str, datetime | None]:
+    """Each page's sitemap `lastmod` by its URL, from (URL, its own date, the post URLs it lists): its own
+    date; a view (the blog's index, an archive, a category) is as new as the newest post it lists."""
+    pages = list(pages)
+    dated = {url: own for url, own, _ in pages if own}
+    return {url: max((m for m in (own, *(dated.get(p) for p in listed)) if m), default=None)
+            for url, own, listed in pages}  # fmt: skip

@@ -6,7 +6,6 @@ import hashlib
 import logging
 import os
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -31,6 +30,7 @@ from perfblog.seo import (
     feed,
     indexnow_key,
     languages,
+    lastmod,
     memo,
     meta,
     pages,
@@ -284,15 +284,9 @@ class SeoPlugin(BasePlugin[SeoConfig]):
                      self.memo.path, exc.strerror or exc)
 
     def _write_sitemaps(self, site_dir: Path) -> None:
-        dated = {r.head.canonical: r.head.modified for r in self.records if r.head.modified}
-
-        def newest(record: pages.SitePage) -> datetime | None:
-            """A view is as new as the newest post it lists."""
-            moments = [record.head.modified, *(dated.get(url) for url in record.post_urls)]
-            return max((m for m in moments if m), default=None)
-
+        dates = lastmod.sitemap_dates((r.head.canonical, r.head.modified, r.post_urls) for r in self.records)
         urls = (
-            sitemap.Url(r.head.canonical, newest(r), r.head.alternates)
+            sitemap.Url(r.head.canonical, dates[r.head.canonical], r.head.alternates)
             for r in self.records
             if not r.head.noindex
         )
