@@ -6,10 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
-import pytest
-
 from perfblog.seo import pages, text
-from perfblog.seo.errors import ConfigError
 from perfblog.seo.meta import Author
 from perfblog.seo.rules import TITLE_MAX_WIDTH
 
@@ -22,16 +19,20 @@ SITE = pages.Site(
     repo=Path("/nonexistent"),
     snippets_dir=Path("/nonexistent/snippets"),
     results_dir=Path("/nonexistent/snippets/_results"),
+    posts=("posts/*",),  # `seo_posts`: these pages are posts (without Material's blog plugin)
 )
 
 
 def _page(tmp_path: Path, meta: dict, url: str = "post/", content: str = "<p>正文</p>",
-          title: str = "标题 &amp; <code>fullgraph</code>", is_homepage: bool = False, **extra):
+          title: str = "标题 &amp; <code>fullgraph</code>", is_homepage: bool = False, src_uri: str = "",
+          **extra):
+    """A rendered page; a dated one lies in the posts folder unless ``src_uri`` says where."""
+    src_uri = src_uri or ("posts/post.md" if "date" in meta else "about.md")
     source = tmp_path / "post.md"
     source.write_text("---\n---\n正文\n", encoding="utf-8")
     return SimpleNamespace(
         meta=meta, title=title, url=url, is_homepage=is_homepage, content=content,
-        canonical_url=SITE.url + url, file=SimpleNamespace(src_uri="posts/post.md", abs_src_path=str(source)),
+        canonical_url=SITE.url + url, file=SimpleNamespace(src_uri=src_uri, abs_src_path=str(source)),
         **extra,
     )  # fmt: skip
 
@@ -52,9 +53,14 @@ def test_heading_markup_in_the_title_is_plain_text_in_the_head(tmp_path):
     assert head.title == "标题 & fullgraph - 编译笔记"
 
 
-def test_post_without_description_is_an_error_naming_the_file(tmp_path):
-    with pytest.raises(ConfigError, match=r"posts/post\.md: a post needs `description`"):
-        pages.describe(_page(tmp_path, {"date": "2024-05-02"}), SITE)
+def test_post_without_description_gets_its_first_paragraph_and_a_finding_naming_the_fallback(tmp_path):
+    content = "<h1>标题</h1><p>第一段讲整图编译为什么快。</p><p>第二段不在描述里。</p>"
+    record = pages.describe(_page(tmp_path, {"date": "2024-05-02"}, content=content), SITE)
+    assert record.head.description == "第一段讲整图编译为什么快。"
+    [finding] = record.findings
+    assert (finding.page, finding.rule) == ("posts/post.md", "description-generated")
+    assert finding.severity == "warning"
+    assert "fallback" in finding.message and "第一段讲整图编译为什么快。" in finding.message
 
 
 def test_plain_page_without_description_gets_one_from_its_text(tmp_path):

@@ -1,12 +1,15 @@
-"""What a post's file must be before any plugin reads it: UTF-8 text whose front matter is a mapping.
+"""What a page's file must be before any plugin reads it: UTF-8 text. And what MkDocs will not read of it.
 
-MkDocs and Material's blog plugin fail on anything else with a traceback that does not name the file
-(a GBK or Latin-1 post, front matter that is a YAML list); here it is one line naming it.
+MkDocs fails on a file that is not UTF-8 (a GBK or Latin-1 post) with a traceback that does not name
+it; here it is one line naming it. Front matter that is not YAML, or not a mapping, MkDocs renders as
+text and reads no metadata from: a page that opens with a `---` rule builds, so it is no error here
+either, only a `Problem` for the caller to report (the seo plugin's `front-matter-invalid` finding).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
@@ -20,8 +23,21 @@ class PostError(BlogError):
     ``core.errors``, which snippets import through the harness: changing that file stales every result.)"""
 
 
-def check_sources(paths: Iterable[Path]) -> None:
-    """Raise ``PostError`` for the first page that is not UTF-8 or whose front matter is not a mapping."""
+@dataclass(frozen=True)
+class Problem:
+    """Front matter MkDocs renders as text instead of reading it: which file, where, what is wrong."""
+
+    path: Path
+    line: int
+    message: str
+    zh: str
+
+
+def check_sources(paths: Iterable[Path], posts_dir: Path | None = None) -> list[Problem]:
+    """Raise ``PostError`` for the first page that is not UTF-8; the pages whose front matter MkDocs
+    will not read (not YAML, not a mapping), as problems. Under ``posts_dir`` such front matter is an
+    error too: Material's blog plugin refuses the post anyway (a list, with a traceback)."""
+    problems = []
     for path in paths:
         try:
             text = path.read_bytes().decode("utf-8-sig")
@@ -38,11 +54,20 @@ def check_sources(paths: Iterable[Path]) -> None:
             data = yaml.load(front, Loader=_LOADER)
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
-            line = f":{mark.line + 2}" if mark is not None else ""
-            raise PostError(f"{display_path(path)}{line}: the front matter is not valid YAML") from exc
+            problems.append(Problem(path, mark.line + 2 if mark is not None else 1,
+                                    "the front matter is not valid YAML; MkDocs renders it as text",
+                                    "front matter 不是合法的 YAML；MkDocs 把它当作正文"))
+            continue
         if data is not None and not isinstance(data, dict):
-            raise PostError(f"{display_path(path)}:1: the front matter must be a mapping (key: value lines), "
-                            f"not a {type(data).__name__}")
+            problems.append(Problem(path, 1, f"the front matter is a {type(data).__name__}, not key: value "
+                                             f"lines; MkDocs renders it as text",
+                                    f"front matter 是 {type(data).__name__}，不是 key: value 行；"
+                                    f"MkDocs 把它当作正文"))
+    posts = posts_dir.resolve() if posts_dir is not None else None
+    for problem in problems:
+        if posts is not None and problem.path.resolve().is_relative_to(posts):
+            raise PostError(f"{display_path(problem.path)}:{problem.line}: {problem.message.split(';')[0]}")
+    return problems
 
 
 def _front_matter(text: str) -> str | None:

@@ -1,4 +1,4 @@
-"""`blog seo audit`, `blog seo rules` and `blog submit`."""
+"""`blog seo audit`, `blog seo rules`, `blog seo baseline`, `blog seo findings` and `blog submit`."""
 
 from __future__ import annotations
 
@@ -22,6 +22,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         "rules", help="print the reference of every audit rule as Markdown (docs/seo-rules.md is its output)"
     )
     rules.set_defaults(handler=print_rules)
+    baseline = seo_sub.add_parser(
+        "baseline",
+        help="build the site and accept today's findings: `mkdocs build --strict` fails only on new ones")
+    baseline.add_argument("-o", "--output", type=Path, default=None,
+                          help="the baseline file (default: the seo plugin's seo_baseline, seo-baseline.json "
+                               "beside mkdocs.yml)")
+    baseline.set_defaults(handler=write_baseline)
+    listed = seo_sub.add_parser("findings",
+                                help="list the last build's findings (of one rule, or the new ones)")
+    listed.add_argument("rule", nargs="?", metavar="RULE", help="only this rule's findings")
+    listed.add_argument("--new", action="store_true", help="only the findings the baseline does not know")
+    listed.set_defaults(handler=list_findings)
     from perfblog.seo.submit.cli import register as register_submit  # `blog submit` lives with its package
 
     register_submit(sub)
@@ -49,4 +61,52 @@ def print_rules(args: argparse.Namespace) -> int:
     from perfblog.seo.rules import RULES
 
     sys.stdout.write(markdown(RULES))
+    return 0
+
+
+def write_baseline(args: argparse.Namespace) -> int:
+    """Build the site (into a temporary folder: the site folder is left as it is) and write every finding
+    of the build to the baseline file."""
+    import tempfile
+
+    from mkdocs.commands.build import build
+    from mkdocs.exceptions import MkDocsException
+
+    from perfblog.core import project
+    from perfblog.seo.errors import ConfigError
+    from perfblog.seo.plugin import SeoPlugin
+
+    loaded = project.load(getattr(args, "config_file", None))
+    config = loaded.config
+    plugin = next((p for p in config.plugins.values() if isinstance(p, SeoPlugin)), None)
+    if plugin is None:
+        raise ConfigError(f"{loaded.config_file}: the seo plugin is not among its plugins")
+    target = args.output or loaded.layout.root / plugin.config.seo_baseline
+    plugin.baseline_out = target.resolve()
+    with tempfile.TemporaryDirectory(prefix="blog-baseline-") as site_dir:
+        config.site_dir = site_dir
+        config.strict = False
+        config.plugins.on_startup(command="build", dirty=False)
+        try:
+            build(config)
+        except (MkDocsException, OSError) as exc:
+            raise ConfigError(f"the build failed, no baseline written: {exc}") from exc
+        finally:
+            config.plugins.on_shutdown()
+    print(f"wrote {target}")
+    return 0
+
+
+def list_findings(args: argparse.Namespace) -> int:
+    """The last build's findings (kept in the cache folder), one per line: page, rule, severity, message."""
+    from perfblog.core import project
+    from perfblog.core.cache import Cache
+    from perfblog.seo.findings import read_report
+
+    layout = project.load(getattr(args, "config_file", None)).layout
+    found = [f for f in read_report(Cache(layout.root, layout.cache_folder))
+             if (args.rule is None or f.get("rule") == args.rule) and (f.get("new") or not args.new)]
+    for finding in found:
+        print(f"{finding.get('page')}: {finding.get('rule')} ({finding.get('severity')}"
+              f"{', new' if finding.get('new') else ''}): {finding.get('message')}")
     return 0

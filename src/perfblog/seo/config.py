@@ -5,6 +5,7 @@ from __future__ import annotations
 from mkdocs.config import base
 from mkdocs.config import config_options as c
 
+from perfblog.seo.baseline import FILE as BASELINE_FILE
 from perfblog.seo.indexnow_key import KEY_FILE
 from perfblog.seo.meta import AuthorKind
 from perfblog.seo.related import COUNT as RELATED_COUNT
@@ -80,3 +81,16 @@ class SeoConfig(base.Config):
     feed plugin (`rss`, Material's blog `rss`) already writes the site's feed."""
     seo_indexnow_key_file = c.Type(str, default=KEY_FILE)
     """The committed IndexNow key, relative to mkdocs.yml; every build publishes it as `<key>.txt`."""
+
+    # Findings: what the build reports, what fails `--strict` (seo/registry.py, seo/baseline.py).
+    seo_rules = c.Type(dict, default={})
+    """The blog's own severity of a rule, or `off`: `{render-blocking-third-party: off, image-size-missing:
+    info}`; each id is checked against `blog seo rules`."""
+    seo_baseline = c.Type(str, default=BASELINE_FILE)
+    """The findings `blog seo baseline` accepted, relative to mkdocs.yml: `--strict` fails only on others."""
+    seo_posts = c.Type(list, default=[])
+    """Glob patterns of docs_dir paths that are posts too (`notes/*.md`), for a blog without Material's blog
+    plugin; its posts are posts in any case. A date in front matter alone makes no post."""
+    seo_timezone = c.Optional(c.Type(str))
+    """The timezone of front-matter times without an offset (`Asia/Shanghai`); default: the
+    git-revision-date-localized plugin's `timezone`, else UTC."""

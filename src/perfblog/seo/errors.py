@@ -2,7 +2,8 @@
 
 SeoError
 ├── ConfigError           bad plugin options or front matter (names the file)
-│   └── CardError         no CJK font for social cards, or the configured one draws no Chinese
+│   ├── CardError         no CJK font for social cards, or the configured one draws no Chinese
+│   └── DateError         a front-matter date is not one (the build makes it a finding)
 ├── AuditError            the audit cannot read the site it was given
 ├── SitemapError          a sitemap cannot be written or read
 └── SubmitError           a search engine refused a submission
@@ -27,6 +28,10 @@ class ConfigError(SeoError):
 
 class CardError(ConfigError):
     """Social cards cannot be drawn: no CJK font was found, or the configured one is unusable."""
+
+
+class DateError(ConfigError):
+    """A front-matter date or time that is not one; the build leaves it out and reports a finding."""
 
 
 class AuditError(SeoError):

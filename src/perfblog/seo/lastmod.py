@@ -12,17 +12,21 @@ import logging
 import os
 import subprocess
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from datetime import UTC, date, datetime, time
+from datetime import UTC, date, datetime, time, tzinfo
 from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from perfblog.core import project
 from perfblog.core.conventions import SNIPPET_SUFFIXES
-from perfblog.seo.errors import ConfigError
+from perfblog.seo.errors import ConfigError, DateError
 
 log = logging.getLogger("mkdocs.plugins.seo")
 
 
-def to_datetime(value: object, source: str = "front matter") -> datetime | None:
-    """A YAML date, datetime or ISO string as an aware datetime (UTC when no zone is given)."""
+def to_datetime(value: object, source: str = "front matter", zone: tzinfo = UTC) -> datetime | None:
+    """A YAML date, datetime or ISO string as an aware datetime; a time without a zone is read in
+    ``zone`` (the blog's timezone: `seo_timezone`, else git-revision-date-localized's, else UTC)."""
     if value is None or value == "":
         return None
     if isinstance(value, datetime):
@@ -33,24 +37,70 @@ def to_datetime(value: object, source: str = "front matter") -> datetime | None:
         try:
             result = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
         except ValueError as exc:
-            raise ConfigError(f"{source}: {value!r} is not an ISO date") from exc
+            raise DateError(f"{source}: {value!r} is not an ISO date") from exc
     else:
-        raise ConfigError(f"{source}: expected a date, got {type(value).__name__} {value!r}")
-    return result if result.tzinfo else result.replace(tzinfo=UTC)
+        raise DateError(f"{source}: expected a date, got {type(value).__name__} {value!r}")
+    return result if result.tzinfo else result.replace(tzinfo=zone)
+
+
+#: The plugin whose `timezone` a blog already gives for its dates: the default of `seo_timezone`.
+GIT_DATES_PLUGIN = "git-revision-date-localized"
+
+
+def blog_timezone(option: str | None, config: Any) -> tzinfo:
+    """The zone of front-matter times without an offset: `seo_timezone`, else the one the blog gives
+    git-revision-date-localized, else UTC; the build log says which (a ConfigError for an unknown name)."""
+    plugin = project.plugin_config(config, GIT_DATES_PLUGIN)
+    given = getattr(plugin, "get", lambda *_: None)("timezone") if plugin is not None else None
+    if option:
+        name, why = option, "seo_timezone"
+    elif given:
+        name, why = str(given), f"the {GIT_DATES_PLUGIN} plugin's timezone"
+    else:
+        name, why = "UTC", "no timezone set"
+    try:
+        zone = UTC if name == "UTC" else ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise ConfigError(f"{why}: {name!r} is not a timezone (e.g. Asia/Shanghai)") from exc
+    log.info("seo: front-matter times without an offset are read in %s (%s)", name, why)
+    return zone
+
+
+def _dates(meta: Mapping, source: str) -> Iterator[tuple[str, object]]:
+    """(where, value) of each front-matter date: `date` (a date or Material's {created, updated}),
+    `updated`."""
+    raw = meta.get("date")
+    if isinstance(raw, Mapping):
+        yield f"{source}: date.created", raw.get("created")
+        yield f"{source}: updated", meta.get("updated") or raw.get("updated")
+    else:
+        yield f"{source}: date", raw
+        yield f"{source}: updated", meta.get("updated")
 
 
 def front_matter_dates(
-    meta: Mapping, source: str = "front matter"
+    meta: Mapping, source: str = "front matter", zone: tzinfo = UTC
 ) -> tuple[datetime | None, datetime | None]:
-    """(published, updated) from `date` (a date or Material's {created, updated}) and `updated`."""
-    raw = meta.get("date")
-    updated = meta.get("updated")
-    if isinstance(raw, Mapping):
-        created = to_datetime(raw.get("created"), f"{source}: date.created")
-        updated = updated or raw.get("updated")
-    else:
-        created = to_datetime(raw, f"{source}: date")
-    return created, to_datetime(updated, f"{source}: updated")
+    """(published, updated) from `date` and `updated`; a value that is not a date counts as absent, as
+    Material leaves it (`date_problems` says which, for the build's findings)."""
+    found = []
+    for where, value in _dates(meta, source):
+        try:
+            found.append(to_datetime(value, where, zone))
+        except DateError:
+            found.append(None)
+    return found[0], found[1]
+
+
+def date_problems(meta: Mapping, source: str) -> list[str]:
+    """What is wrong with each front-matter date that is not one (`front_matter_dates` leaves it out)."""
+    problems = []
+    for where, value in _dates(meta, source):
+        try:
+            to_datetime(value, where)
+        except DateError as exc:
+            problems.append(str(exc))
+    return problems
 
 
 def snippet_paths(stems: Iterable[str], snippets_dir: Path, results_dir: Path) -> list[Path]:
@@ -174,9 +224,10 @@ def page_lastmod(
     history: History,
     snippets_dir: Path,
     results_dir: Path,
+    zone: tzinfo = UTC,
 ) -> datetime | None:
     """`updated` if the author gave one, else the latest of `date` and the git history of what it shows."""
-    published, updated = front_matter_dates(meta, str(source))
+    published, updated = front_matter_dates(meta, str(source), zone)
     if updated:
         return updated
     dated = history.lastmod([source, *snippet_paths(stems, snippets_dir, results_dir)])

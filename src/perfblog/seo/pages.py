@@ -1,8 +1,12 @@
 """What the plugin knows about one MkDocs page: its head (PageMeta), which the sitemap and feed also read.
 
-Posts are pages with a `date` in their front matter (Material's blog requires one); everything else
-(the blog index, archive and category views, plain pages) is a page whose description, when the
-author gave none, is generated from what it lists or says.
+Posts are what Material's blog plugin says are posts (its `Post` pages: the posts folder), and the
+pages `seo_posts` names; everything else (the blog index, archive and category views, plain pages) is a
+page whose description, when the author gave none, is generated from what it lists or says. A post
+without one gets its first paragraph, and a finding that says so.
+
+Nothing in a page's front matter stops the build: what the head cannot use is left out or made up for,
+and `describe` reports it as a finding of the page's source (`Scope.SOURCE` rules).
 
 A page's language is what its front matter declares, else the site's (`core.project.page_language`);
 it is never guessed from the text, which may quote another language.
@@ -13,12 +17,15 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import UTC, tzinfo
+from fnmatch import fnmatchcase
 from functools import lru_cache
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 import lxml.html
+import yaml
 from lxml import etree
 from material.plugins.blog.structure import Archive
 from mkdocs.structure.files import File
@@ -26,11 +33,12 @@ from mkdocs.structure.pages import Page
 
 from perfblog.core import project, urls
 from perfblog.core.conventions import EMBEDS_META
-from perfblog.seo import lastmod, text
+from perfblog.seo import lastmod, rules, text
 from perfblog.seo.cards import Cards
 from perfblog.seo.errors import ConfigError
 from perfblog.seo.languages import Translations
 from perfblog.seo.meta import Author, Crumb, Image, PageMeta
+from perfblog.seo.registry import Finding
 from perfblog.seo.rules import DESCRIPTION_MAX_WIDTH, DESCRIPTION_MIN_WIDTH, TITLE_MAX_WIDTH
 
 _PAGINATED = re.compile(r"(?:^|/)page/(\d+)/$")
@@ -71,6 +79,9 @@ class Site:
     verification: Mapping[str, str] | None = None
     feed: str | None = None
     noindex_archives: bool = True  # Material's date archives say "noindex, follow"
+    timezone: tzinfo = UTC  # front-matter times without an offset are read in it
+    posts: tuple[str, ...] = ()  # `seo_posts`: glob patterns of docs_dir paths that are posts too
+    authors: Mapping[str, Author] = field(default_factory=dict)  # Material's .authors.yml: by id and name
     history: lastmod.History | None = None  # the git history of `repo`, walked once; made from `repo`
 
     def __post_init__(self) -> None:
@@ -84,20 +95,29 @@ class SitePage:
 
     head: PageMeta
     post_urls: tuple[str, ...] = ()  # for views: the posts they list, whose dates date the view
+    findings: tuple[Finding, ...] = ()  # what the build found in the page's source (`Scope.SOURCE` rules)
 
     @property
     def is_post(self) -> bool:
         return self.head.og_type == "article"
 
 
-def _keywords(value: object, source: str) -> tuple[str, ...]:
+def _keywords(value: object, source: str, found: list[Finding]) -> tuple[str, ...]:
     if value is None:
         return ()
     if isinstance(value, str):
         value = value.replace("，", ",").split(",")
     if not isinstance(value, list | tuple) or not all(isinstance(k, str) for k in value):
-        raise ConfigError(f"{source}: `keywords` must be a list of strings or a comma-separated string")
+        found.append(_invalid(source, "`keywords` must be a list of strings or a comma-separated string",
+                              "`keywords` 应是字符串列表或以逗号分隔的文本"))
+        return ()
     return tuple(k.strip() for k in value if k.strip())
+
+
+def _invalid(source: str, message: str, zh: str) -> Finding:
+    """A front-matter value the head leaves out."""
+    return rules.FRONT_MATTER_VALUE_INVALID.at(source, f"{message}; the head leaves it out",
+                                               f"{zh}；页面头部不使用它")
 
 
 def _cut(value: str, max_width: int) -> str:
@@ -165,6 +185,17 @@ def _plain(content: str) -> str:
     return _CJK_GAP.sub("", " ".join(root.text_content().split()))
 
 
+def _first_paragraph(content: str) -> str:
+    """The text of the first paragraph with any text (a post's fallback description), else its prose."""
+    if "<p" in content:
+        root = lxml.html.fragment_fromstring(content, create_parent="div")
+        for paragraph in root.iter("p"):
+            said = _plain(lxml.html.tostring(paragraph, encoding="unicode"))
+            if said:
+                return said
+    return _plain(content)
+
+
 def _first_image(content: str) -> str | None:
     """The first raster image in the content (social networks show no SVG)."""
     if "<img" not in content:
@@ -177,13 +208,15 @@ def _first_image(content: str) -> str | None:
     return next((src for src in usable if not urlsplit(src).path.lower().endswith(".svg")), None)
 
 
-def _image(page: Page, site: Site, canonical: str, headline: str, cards: Cards | None) -> Image | None:
+def _image(page: Page, site: Site, canonical: str, headline: str, cards: Cards | None,
+           found: list[Finding]) -> Image | None:
     """The page's image: its front matter `image` (relative to the site root), else its drawn card,
     else (cards off) its first content image (relative to the page) or `seo_default_image`."""
     own = page.meta.get("image")
-    if own:
-        if not urls.parses(str(own)):
-            raise ConfigError(f"{page.file.src_uri}: `image` {str(own)!r} is not a URL or a path of the site")
+    if own and not urls.parses(str(own)):
+        found.append(_invalid(page.file.src_uri, f"`image` {str(own)!r} is not a URL or a path of the site",
+                              f"`image` {str(own)!r} 不是网址，也不是站内路径"))
+    elif own:
         return Image(urljoin(site.url, str(own).lstrip("/")))
     if cards is not None:
         shown = (site.slogan or site.description) if page.is_homepage else headline
@@ -219,15 +252,25 @@ def _page_number(page: Page) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def _description(page: Page, site: Site, is_post: bool) -> str:
+def _description(page: Page, site: Site, is_post: bool, found: list[Finding]) -> str:
+    """The author's `description`, else one made from what the page lists or says (a post's: its first
+    paragraph, with a finding that says so)."""
     source = page.file.src_uri
     given = page.meta.get("description") or ""
     if not isinstance(given, str):
-        raise ConfigError(f"{source}: `description` must be one text (about 30–80 汉字), not "
-                          f"{type(given).__name__} {given!r}")
+        found.append(_invalid(source, f"`description` must be one text, not {type(given).__name__}",
+                              f"`description` 应是一段文本，而不是 {type(given).__name__}"))
+        given = ""
     given = given.strip()
     if is_post and not given:
-        raise ConfigError(f"{source}: a post needs `description` in its front matter (about 30–80 汉字)")
+        opening = _first_paragraph(page.content or "")
+        if opening:
+            made = summarise(opening)
+            found.append(rules.DESCRIPTION_GENERATED.at(
+                source, f"no `description` in its front matter; the head uses its first paragraph as a "
+                        f"fallback: {made!r}",
+                f"front matter 没有 `description`，页面头部以第一段代替：{made!r}"))
+            return made
     number = _page_number(page)
     suffix = f"（第 {number} 页）" if number else ""
     if given:
@@ -263,12 +306,59 @@ def _listing(lead: str, titles: list[str], max_width: int) -> str:
 SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 
-def check_slug(meta: Mapping[str, object], source: str) -> None:
-    """A front matter ``slug`` must be an ASCII slug: it becomes a folder of the site and a URL."""
+def slug_findings(meta: Mapping[str, object], source: str) -> list[Finding]:
+    """A front matter ``slug`` that is not an ASCII slug is used as the blog gives it (a blog's own hook
+    may require `discussions-6/`); a finding says so. Where the page lands is `check_destinations`'."""
     slug = meta.get("slug")
-    if slug is not None and not (isinstance(slug, str) and SLUG.fullmatch(slug)):
-        raise ConfigError(f"{source}: slug {slug!r} is not an ASCII slug (lower-case letters, digits and "
-                          f"single hyphens, e.g. torch-compile-fullgraph)")
+    if slug is None or (isinstance(slug, str) and SLUG.fullmatch(slug)):
+        return []
+    return [rules.SLUG_NOT_ASCII.at(
+        source, f"slug {slug!r} is not an ASCII slug (lower-case letters, digits and single hyphens, "
+                f"e.g. torch-compile-fullgraph); used as given",
+        f"slug {slug!r} 不是 ASCII slug（小写字母、数字和单个连字符，如 torch-compile-fullgraph）；"
+        f"按原样使用")]
+
+
+def material_authors(config: object, docs_dir: Path) -> dict[str, Author]:
+    """The authors of Material's blog plugin (its `authors_file`, `{blog}/.authors.yml`), each by its id
+    and by its name, with the `url` the file gives it; none without the blog plugin or the file."""
+    blog = project.material_plugin_config(config, "blog")
+    if blog is None or not blog.get("authors", True):
+        return {}
+    blog_dir = str(blog.get("blog_dir", "blog") or ".")
+    path = docs_dir / str(blog.get("authors_file") or "{blog}/.authors.yml").format(blog=blog_dir)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) if path.is_file() else None
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return {}  # Material's blog plugin says what is wrong with it
+    entries = data.get("authors") if isinstance(data, dict) else None
+    found: dict[str, Author] = {}
+    for key, entry in (entries or {}).items() if isinstance(entries, dict) else ():
+        if isinstance(entry, dict):
+            author = Author(str(entry.get("name") or key), str(entry["url"]) if entry.get("url") else None)
+            found.setdefault(str(key), author)
+            found.setdefault(author.name, author)
+    return found
+
+
+def is_post(page: Page, site: Site) -> bool:
+    """Whether Material's blog plugin (or its materialx fork) made the page one of its posts, or
+    `seo_posts` names its path; a date in front matter alone makes no post."""
+    kind = type(page)
+    blog_post = kind.__name__ == "Post" and kind.__module__.endswith(".plugins.blog.structure")
+    return blog_post or any(fnmatchcase(page.file.src_uri, pattern) for pattern in site.posts)
+
+
+def page_author(meta: Mapping[str, object], site: Site) -> Author:
+    """The post's author: the first of Material's `authors` (ids of .authors.yml) or its `author`, with
+    the url .authors.yml (or, for the site's author, `seo_author_url`) gives; else the site's author."""
+    named = meta.get("authors")
+    first = named[0] if isinstance(named, list) and named else meta.get("author")
+    if not first:
+        return site.author
+    key = str(first)
+    author = site.authors.get(key) or Author(key)
+    return site.author if author.url is None and author.name == site.author.name else author
 
 
 def check_destinations(files: Iterable[tuple[str, str | None]], site_dir: Path) -> None:
@@ -317,28 +407,29 @@ def describe(page: Page, site: Site, translations: Translations | None = None,
     """The head of `page` and the posts it lists, from front matter, the rendered content and git."""
     meta = page.meta
     source = page.file.src_uri
-    check_slug(meta, source)
-    is_post = "date" in meta
+    found = slug_findings(meta, source)
+    post = is_post(page, site)
     draft = bool(meta.get("draft"))
     # A date archive lists what the home page lists (the audit finds them near-duplicates): crawlers
     # follow its links to the posts but leave it out of the index.
     archive = site.noindex_archives and isinstance(page, Archive)
     noindex = draft or archive or "noindex" in str(meta.get("robots", "")).lower()
     headline, title = _page_title(page, site)
-    description = _description(page, site, is_post)
+    description = _description(page, site, post, found)
     canonical = canonical_url(page, site)
     src_path = Path(page.file.abs_src_path) if page.file.abs_src_path else None
-    published, updated = lastmod.front_matter_dates(meta, source)
+    published, updated = lastmod.front_matter_dates(meta, source, site.timezone)
+    found += [rules.DATE_INVALID.at(source, f"{problem}; left out", f"{problem}；不使用")
+              for problem in lastmod.date_problems(meta, source)]
     modified = None
-    if is_post and src_path is not None:
+    if post and src_path is not None:
         stems = meta.get(EMBEDS_META) or ()
         modified = lastmod.page_lastmod(meta, src_path, stems, site.history, site.snippets_dir,
-                                        site.results_dir)  # fmt: skip
+                                        site.results_dir, site.timezone)  # fmt: skip
     elif src_path is not None:
         modified = updated or site.history.lastmod([src_path])
-    if is_post:
+    if post:
         modified = modified or published  # JSON-LD dateModified and the sitemap's lastmod are one value
-    front_author = meta.get("author")
     head = PageMeta(
         title=title,
         headline=headline,
@@ -347,10 +438,10 @@ def describe(page: Page, site: Site, translations: Translations | None = None,
         lang=project.page_language(meta, site.lang),
         site_name=site.name,
         site_url=site.url,
-        og_type="article" if is_post else "website",
-        keywords=_keywords(meta.get("keywords"), source),
-        image=_image(page, site, canonical, headline, None if noindex else cards),
-        author=Author(str(front_author)) if front_author else site.author,
+        og_type="article" if post else "website",
+        keywords=_keywords(meta.get("keywords"), source, found),
+        image=_image(page, site, canonical, headline, None if noindex else cards, found),
+        author=page_author(meta, site),
         published=published,
         modified=modified,
         noindex=noindex,
@@ -362,7 +453,7 @@ def describe(page: Page, site: Site, translations: Translations | None = None,
         site_description=site.description,
     )
     posts = getattr(page, "posts", None) or ()
-    return SitePage(head, tuple(_absolute(site.url, p.url) for p in posts))
+    return SitePage(head, tuple(_absolute(site.url, p.url) for p in posts), tuple(found))
 
 
 @lru_cache(maxsize=1 << 14)

@@ -28,6 +28,7 @@ from perfblog.seo import (
     audit,
     cards,
     feed,
+    findings,
     indexnow_key,
     languages,
     lastmod,
@@ -40,10 +41,11 @@ from perfblog.seo import (
     sitemap,
     theme,
 )
+from perfblog.seo.baseline import Baseline
 from perfblog.seo.config import SeoConfig
 from perfblog.seo.errors import SeoError
-from perfblog.seo.registry import Finding, Severity
-from perfblog.seo.rules import PageFacts
+from perfblog.seo.registry import Finding
+from perfblog.seo.rules import ROBOTS_TXT_NOT_AT_ROOT, PageFacts
 
 log = logging.getLogger("mkdocs.plugins.seo")
 
@@ -61,6 +63,7 @@ class SeoPlugin(BasePlugin[SeoConfig]):
     """Head tags on every page; sitemaps, robots.txt, feed and the audit after the build."""
 
     serving = False  # until on_startup says the command is `serve`
+    baseline_out: Path | None = None  # `blog seo baseline`: write the build's findings here, fail on none
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         self.serving = command == "serve"  # only `serve` shows the draft banner and the SEO panel
@@ -82,6 +85,12 @@ class SeoPlugin(BasePlugin[SeoConfig]):
             )
             if value
         }
+        try:  # the blog's own severities, baseline and timezone
+            self.findings = findings.BuildFindings.configure(self.config.seo_rules, layout.root,
+                                                             self.config.seo_baseline)
+            zone = lastmod.blog_timezone(self.config.seo_timezone, config)
+        except SeoError as exc:
+            raise PluginError(f"seo: {exc}") from exc
         self.site = pages.Site(
             url=url,
             name=config.site_name,
@@ -100,6 +109,9 @@ class SeoPlugin(BasePlugin[SeoConfig]):
             verification=verification,
             feed=url + feed.FEED_NAME if feed.wanted(self.config.seo_feed, config) else None,
             noindex_archives=self.config.seo_noindex_archives,
+            timezone=zone,
+            posts=tuple(map(str, self.config.seo_posts)),
+            authors=pages.material_authors(config, layout.docs_dir),
         )
         # `serve` replaces site_url with its own address; the panel previews pages at the configured one.
         self.served_url = url
@@ -189,11 +201,15 @@ class SeoPlugin(BasePlugin[SeoConfig]):
 
     @event_priority(100)  # before Material's blog plugin reads the posts (its on_files)
     def on_files(self, files: Files, config: MkDocsConfig) -> Files:
-        """Each Markdown page is UTF-8 with front matter that is a mapping, or the build stops naming it."""
+        """Each Markdown page is UTF-8, or the build stops naming it; front matter MkDocs renders as text
+        is a finding (a post's, an error: Material's blog plugin refuses it)."""
+        self.findings.sources.clear()  # `serve` builds again with the same plugin
         try:
-            check_sources(Path(f.abs_src_path) for f in files.documentation_pages() if f.abs_src_path)
+            problems = check_sources((Path(f.abs_src_path) for f in files.documentation_pages()
+                                      if f.abs_src_path), self.layout.posts_dir)  # fmt: skip
         except BlogError as exc:
             raise PluginError(f"seo: {exc}") from exc
+        self.findings.add_problems(problems, self.docs_dir)
         return files
 
     def on_pre_build(self, config: MkDocsConfig) -> None:
@@ -229,6 +245,7 @@ class SeoPlugin(BasePlugin[SeoConfig]):
         except BlogError as exc:  # the page's facts, or a card that could not be written
             raise PluginError(f"seo: {exc}") from exc
         self.records.append(record)
+        self.findings.add(record.findings)
         html = meta.inject(output, record.head, page.meta)
         served = Served(page.file.dest_uri, bool(page.meta.get("draft")), record.is_post)
         if self.auditor is not None:
@@ -263,13 +280,14 @@ class SeoPlugin(BasePlugin[SeoConfig]):
             self.theme.write(site_dir)
             if self.auditor is not None:
                 self.auditor.add_files()  # what no page hook saw: 404.html, HTML copied from docs_dir
-            if self.config.seo_audit:
-                self._audit()
+            failure = self._judge(config)
             if self.served:
                 self._decorate(site_dir)
             slug.save_spellings()
             if self.memo is not None:
                 self._keep_memo()
+            if failure is not None:
+                raise failure
         except SeoError as exc:
             raise PluginError(f"seo: {exc}") from exc
         except OSError as exc:  # sitemaps, robots.txt, the feed and the key file are written into site_dir
@@ -305,6 +323,9 @@ class SeoPlugin(BasePlugin[SeoConfig]):
         existing = site_dir / "robots.txt"  # the author's own, copied from docs_dir, is kept
         current = existing.read_text(encoding="utf-8") if existing.is_file() else None
         existing.write_text(robots.render([written.url], current), encoding="utf-8")
+        if said := robots.not_at_root(self.site.url, written.url):
+            log.info("seo: %s", said[0])
+            self.findings.add([ROBOTS_TXT_NOT_AT_ROOT.at("robots.txt", *said)])
 
     def _write_feed(self, site_dir: Path) -> None:
         entries = [
@@ -338,25 +359,22 @@ class SeoPlugin(BasePlugin[SeoConfig]):
             ).encode("utf-8"))  # a page, its findings and its addresses as decorated before: the same panel
             atomic_write(path, html, durable=False)  # rewritten on every rebuild of `serve`
 
-    def _audit(self) -> None:
-        """Errors are logged as warnings, so `mkdocs build --strict` fails on them; warnings as info."""
-        report = self.auditor.finish()
-        for finding in audit.first_things_first(report.findings):
-            line = f"{finding.page}: {finding.rule}: {finding.text(self.site.lang)}"
-            if finding.severity is Severity.ERROR:
-                log.warning("SEO error %s", line)
-            elif finding.severity is Severity.WARNING:
-                log.info("SEO warning %s", line)
-            else:
-                log.debug("SEO info %s", line)
-        errors = sum(f.severity is Severity.ERROR for f in report.findings)
-        log.info(
-            "SEO audit: %d pages, %d errors, %d findings in all (blog seo audit %s)",
-            len(report.pages),
-            errors,
-            len(report.findings),
-            self.auditor.site_dir,
-        )
+    def _judge(self, config: MkDocsConfig) -> findings.StrictFailure | None:
+        """The build's findings, one log line per rule (`seo.findings`); what fails `--strict`, to raise
+        once the build's own files are kept. `blog seo baseline` writes them instead."""
+        report = self.auditor.finish() if self.config.seo_audit and self.auditor is not None else None
+        audited = report.findings if report is not None else []
+        if self.baseline_out is not None:
+            judged = self.findings.judge(audited)
+            Baseline.of(judged.findings).save(self.baseline_out)
+            log.info("seo: %d findings written to %s", len(judged.findings), self.baseline_out)
+            return None
+        try:
+            self.findings.finish(audited, strict=bool(config.strict) and not self.serving, cache=self.cache,
+                                 language=self.site.lang)
+        except findings.StrictFailure as exc:
+            return exc
+        return None
 
 
 def _social_cards(config: MkDocsConfig) -> bool:

@@ -9,8 +9,8 @@ only by a declared rule (`Rule.at`), per-page checks are registered with the rul
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, replace
 from enum import Enum, StrEnum
 from typing import Any
 
@@ -39,6 +39,8 @@ class Scope(Enum):
     POSTS = "posts", "indexable pages that are articles (og:type article or a JSON-LD BlogPosting)"
     NOINDEX = "noindex pages", "pages that say noindex (drafts, 404, or a robots meta)"
     SITE = "the site", "robots.txt and sitemap.xml themselves"
+    SOURCE = "the sources", ("the pages' front matter and mkdocs.yml, as `mkdocs build` reads them; the "
+                             "build reports these, `blog seo audit` of built HTML cannot")
 
     def __init__(self, label: str, meaning: str) -> None:
         self.label = label
@@ -184,6 +186,45 @@ class Registry:
 
     def ids(self) -> list[str]:
         return list(self._rules)
+
+
+#: What `seo_rules` may set a rule to: a severity, or `off` (its findings are dropped).
+OFF = "off"
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The blog's own severities (`seo_rules` in mkdocs.yml): a rule raised or lowered, or turned off."""
+
+    severities: Mapping[str, Severity | None]  # rule id -> its severity here; None: off
+
+    @classmethod
+    def parse(cls, options: Mapping[str, object] | None, registry: Registry) -> Policy:
+        """`{rule-id: error | warning | info | off}`, each id and value checked against ``registry``;
+        raises ValueError naming the first wrong one (YAML reads a bare `off` as false: that is off)."""
+        known = set(registry.ids())
+        chosen: dict[str, Severity | None] = {}
+        for rule_id, value in (options or {}).items():
+            if rule_id not in known:
+                raise ValueError(f"seo_rules: no rule {rule_id!r} (`blog seo rules` lists them)")
+            if value is False or value == OFF:
+                chosen[rule_id] = None
+            elif isinstance(value, str) and value in Severity.__members__.values():
+                chosen[rule_id] = Severity(value)
+            else:
+                allowed = ", ".join([*map(str, Severity), OFF])
+                raise ValueError(f"seo_rules: {rule_id}: {value!r} is not one of {allowed}")
+        return cls(chosen)
+
+    def apply(self, findings: Iterable[Finding]) -> list[Finding]:
+        """The findings as this blog rates them: each at its rule's severity here, those off dropped."""
+        kept = []
+        for finding in findings:
+            if finding.rule not in self.severities:
+                kept.append(finding)
+            elif (severity := self.severities[finding.rule]) is not None:
+                kept.append(replace(finding, severity=severity))
+        return kept
 
 
 def markdown(rules: Iterable[Rule]) -> str:

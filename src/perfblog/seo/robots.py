@@ -23,18 +23,39 @@ KNOWN_DIRECTIVES = frozenset(
 
 
 def render(sitemap_urls: Iterable[str], existing: str | None = None) -> str:
-    """A robots.txt allowing every crawler, or the author's own with any missing `Sitemap:` lines appended."""
+    """A robots.txt allowing every crawler, or the author's own, every line kept, with the `Sitemap:`
+    lines it lacks appended: a sitemap it names already (over http or https) is not named twice."""
     if existing is None:
         body = "User-agent: *\nAllow: /\n"
     else:
-        body = existing if existing.endswith("\n") else existing + "\n"
-    present = {
-        line.split(":", 1)[1].strip() for line in body.splitlines() if line.lower().startswith("sitemap:")
-    }
-    missing = [url for url in sitemap_urls if url not in present]
+        body = existing if existing.endswith("\n") or not existing else existing + "\n"
+    present = {_same_sitemap(line.split(":", 1)[1]) for line in body.splitlines()
+               if line.strip().lower().startswith("sitemap:")}
+    missing = [url for url in sitemap_urls if _same_sitemap(url) not in present]
     if missing:
         body += "\n" + "".join(f"Sitemap: {url}\n" for url in missing)
     return body
+
+
+def _same_sitemap(url: str) -> tuple[str, str]:
+    """What tells two Sitemap URLs apart: host and path, not the scheme (a blog's own may say http)."""
+    parts = urlsplit(url.split("#", 1)[0].strip())
+    return parts.netloc.lower(), parts.path or "/"
+
+
+def not_at_root(site_url: str, sitemap_url: str) -> tuple[str, str] | None:
+    """For a `site_url` with a path, the finding's words (English, Chinese): crawlers read robots.txt
+    only at the host's root, and what to put there; None for a site at the root of its host."""
+    parts = urlsplit(site_url)
+    if parts.path in ("", "/"):
+        return None
+    root = f"{parts.scheme}://{parts.netloc}/robots.txt"
+    here = site_url.rstrip("/") + "/robots.txt"
+    return (f"the site's robots.txt is published at {here}, where crawlers never read it; they read {root} "
+            f"only: put `Sitemap: {sitemap_url}` there (and any Disallow lines, their paths starting with "
+            f"{parts.path})",
+            f"站点的 robots.txt 发布在 {here}，爬虫不会读取；爬虫只读 {root}：请在那里写上 "
+            f"`Sitemap: {sitemap_url}`（以及 Disallow 行，路径以 {parts.path} 开头）")
 
 
 @dataclass(frozen=True)

@@ -359,7 +359,9 @@ JSONLD_INVALID = _rule(
 JSONLD_RECOMMENDED_MISSING = _rule(
     "jsonld-recommended-missing", WARNING, _PAGE, Topic.OTHER,
     "JSON-LD lacks a property Google's guidance recommends: " + _properties(1),
-    "set `seo_author_url` (author.url); give the post a date and an image (the seo plugin draws a card)")
+    "author.url: give the author a `url` in Material's `.authors.yml` (a front-matter `author:` or "
+    "`authors:` takes the url of the entry with that id or name), or `seo_author_url` for the site's author; "
+    "image: an `image` in front matter, or `seo_cards` on; dateModified: a `date` in front matter")
 HREFLANG_INVALID = _rule(
     "hreflang-invalid", ERROR, _INDEXABLE, Topic.OTHER,
     "an hreflang value is not a language tag (`zh-CN`, `en`, `x-default`; not `zh_CN`), "
@@ -403,6 +405,40 @@ SITEMAP_INVALID = _rule(
     "sitemap-invalid", ERROR, _SITE, Topic.OTHER,
     "`sitemap.xml`, or a part its index names, is not well-formed XML",
     "rebuild with the seo plugin's sitemap, or fix the one you publish")
+
+# What the build finds in a page's source (front matter). Never an error: a page MkDocs builds, the build
+# builds; the head leaves out, or makes up for, what it cannot read.
+FRONT_MATTER_INVALID = _rule(
+    "front-matter-invalid", WARNING, Scope.SOURCE, Topic.OTHER,
+    "the text between the page's first two `---` lines is not YAML, or not `key: value` lines: MkDocs "
+    "renders it as text and reads no metadata from it",
+    "correct the YAML; a page that opens with a horizontal rule starts with a blank line instead")
+FRONT_MATTER_VALUE_INVALID = _rule(
+    "front-matter-value-invalid", WARNING, Scope.SOURCE, Topic.OTHER,
+    "a front-matter value the head uses has the wrong type (`description` not one text, `keywords` not "
+    "a list or a comma-separated text, `image` not a URL): the head leaves it out",
+    "write it as the message says")
+DESCRIPTION_GENERATED = _rule(
+    "description-generated", WARNING, Scope.SOURCE, Topic.DESCRIPTION,
+    f"a post has no `description` in its front matter: the head says its first paragraph, cut to "
+    f"{DESCRIPTION_MAX_WIDTH} units",
+    "write `description` in the front matter: what the reader learns, in about "
+    f"{DESCRIPTION_MIN_WIDTH}–{DESCRIPTION_MAX_WIDTH} units")
+DATE_INVALID = _rule(
+    "date-invalid", WARNING, Scope.SOURCE, Topic.OTHER,
+    "a front-matter `date` or `updated` is not a date or an ISO date-time: the head, sitemap and feed "
+    "leave it out (and date the page by git)",
+    "write it as `2024-05-02` or `2024-05-02 10:30:00` (read in the blog's timezone) or with an offset")
+ROBOTS_TXT_NOT_AT_ROOT = _rule(
+    "robots-txt-not-at-root", WARNING, Scope.SOURCE, Topic.OTHER,
+    "`site_url` has a path (`https://host/blog/`): the site's robots.txt is published under it, and "
+    "crawlers read robots.txt only at the host's root",
+    "put the lines the message quotes (at least its `Sitemap:` line) in the robots.txt at the host's root")
+SLUG_NOT_ASCII = _rule(
+    "slug-not-ascii", INFO, Scope.SOURCE, Topic.OTHER,
+    "a front-matter `slug` is not lower-case ASCII words joined by hyphens: the URL is used as the blog "
+    "gives it, and is percent-encoded wherever it is shared",
+    "nothing, if the blog wants it so; else a slug like `torch-compile-fullgraph`")
 
 
 @RULES.check(TITLE_MISSING, TITLE_TOO_LONG)
