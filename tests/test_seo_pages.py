@@ -3,6 +3,7 @@ images, required fields."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -162,3 +163,19 @@ def test_a_description_without_a_sentence_end_is_cut_at_a_clause_boundary():
     clauses = "，".join(["这一句话很长而且没有句号"] * 20)
     cut = pages.summarise(clauses)
     assert cut.endswith("没有句号…") and text.display_width(cut) <= pages.DESCRIPTION_MAX_WIDTH
+
+
+def test_the_home_page_is_described_by_site_description_not_by_its_text(tmp_path):
+    banner = "<p>Sponsored: the fastest VPN in town, a banner that is not what this site is about.</p>"
+    head = pages.describe(_page(tmp_path, {}, url="", content=banner, is_homepage=True), SITE).head
+    assert head.description == SITE.description
+    own = pages.describe(_page(tmp_path, {"description": "首页自己的描述"}, url="", is_homepage=True), SITE)
+    assert own.head.description == "首页自己的描述"  # the home page's front matter still wins
+
+
+def test_generated_heads_speak_the_pages_language(tmp_path):
+    english = dataclasses.replace(SITE, lang="en")
+    posts = [SimpleNamespace(title=f"Post {i}", url=f"p{i}/") for i in range(3)]
+    view = pages.describe(_page(tmp_path, {}, url="page/2/", title="Index", posts=posts), english).head
+    assert view.description.startswith("编译笔记·Index: 3 posts: “Post 0”, “Post 1”, “Post 2”")
+    assert view.description.endswith(" (page 2)") and view.title.startswith("Index (page 2) - ")

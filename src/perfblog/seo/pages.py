@@ -233,12 +233,43 @@ def _own_title(page: Page, site: Site) -> str:
     return site.name if not own or page.is_homepage else own
 
 
+@dataclass(frozen=True)
+class _Words:
+    """What generated titles and descriptions say in a page's language (an English blog's blog index
+    does not read `Index，共 10 篇`)."""
+
+    page: str  # a paginated view's number
+    listing: str  # a view's lead and how many posts it lists
+    one: str  # a view's lead when it lists one
+    quoted: str  # a listed title
+    joined: str  # between listed titles
+    more: str  # after the titles when some did not fit
+    stop: str  # ends a sentence before the site's description
+
+
+#: By the page's primary language subtag; a language not here reads English.
+_WORDS = {
+    "zh": _Words("（第 {n} 页）", "{lead}，共 {n} 篇：", "{lead}：", "《{title}》", "、", "等", "。"),
+    "en": _Words(" (page {n})", "{lead}: {n} posts: ", "{lead}: ", "“{title}”", ", ", ", …", ". "),
+}
+
+
+def _words(page: Page, site: Site) -> _Words:
+    language = project.page_language(page.meta, site.lang).partition("-")[0].lower()
+    return _WORDS.get(language, _WORDS["en"])
+
+
+def _page_suffix(page: Page, words: _Words) -> str:
+    """Material's paginated views repeat their first page's title and description: their number."""
+    number = _page_number(page)
+    return words.page.format(n=number) if number else ""
+
+
 def _page_title(page: Page, site: Site) -> tuple[str, str]:
     """(headline, <title>). Inner pages: `Page title - Site name`, the page's part shortened so the
     whole fits what engines show; the home page: `Site name - slogan` when a slogan is configured."""
     own = _own_title(page, site)
-    number = _page_number(page)  # Material's paginated views repeat their first page's title
-    suffix = f"（第 {number} 页）" if number else ""
+    suffix = _page_suffix(page, _words(page, site))
     if own == site.name:
         title = f"{site.name}{SEPARATOR}{site.slogan}" if site.slogan and page.is_homepage else site.name
         return own + suffix, title + suffix
@@ -271,8 +302,8 @@ def _description(page: Page, site: Site, is_post: bool, found: list[Finding]) ->
                         f"fallback: {made!r}",
                 f"front matter 没有 `description`，页面头部以第一段代替：{made!r}"))
             return made
-    number = _page_number(page)
-    suffix = f"（第 {number} 页）" if number else ""
+    words = _words(page, site)
+    suffix = _page_suffix(page, words)
     if given:
         return given + suffix
     if page.is_homepage:  # the site's own words, not text that happens to open the page (a banner, an ad)
@@ -281,24 +312,25 @@ def _description(page: Page, site: Site, is_post: bool, found: list[Finding]) ->
     if posts:  # titles as text: the head escapes them once (page titles are HTML: `A &amp; B`)
         generated = _listing(f"{site.name}·{text.plain_title(page.title)}",
                              [text.plain_title(p.title) for p in posts],
-                             DESCRIPTION_MAX_WIDTH - text.display_width(suffix))  # fmt: skip
+                             DESCRIPTION_MAX_WIDTH - text.display_width(suffix), words)  # fmt: skip
     else:
         generated = _plain(page.content or "") or site.description
     if text.display_width(generated) < DESCRIPTION_MIN_WIDTH and site.description not in generated:
-        generated = f"{generated.rstrip('。')}。{site.description}"
+        generated = f"{generated.rstrip(words.stop.strip())}{words.stop}{site.description}"
     return summarise(generated, DESCRIPTION_MAX_WIDTH - text.display_width(suffix)) + suffix
 
 
-def _listing(lead: str, titles: list[str], max_width: int) -> str:
-    """`lead，共 N 篇：《a》、《b》等`: as many whole titles as fit, never one cut in half."""
-    head = f"{lead}，共 {len(titles)} 篇：" if len(titles) > 1 else f"{lead}："
+def _listing(lead: str, titles: list[str], max_width: int, words: _Words = _WORDS["zh"]) -> str:
+    """`lead，共 N 篇：《a》、《b》等` (in the page's `words`): as many whole titles as fit, never one cut
+    in half."""
+    head = (words.listing if len(titles) > 1 else words.one).format(lead=lead, n=len(titles))
     shown: list[str] = []
     for title in titles:
-        candidate = "、".join([*shown, f"《{title}》"])
-        if shown and text.display_width(head + candidate + "等") > max_width:
+        candidate = words.joined.join([*shown, words.quoted.format(title=title)])
+        if shown and text.display_width(head + candidate + words.more) > max_width:
             break
-        shown.append(f"《{title}》")
-    listed = "、".join(shown) + ("等" if len(shown) < len(titles) else "")
+        shown.append(words.quoted.format(title=title))
+    listed = words.joined.join(shown) + (words.more if len(shown) < len(titles) else "")
     return summarise(head + listed, max_width)
 
 
