@@ -312,6 +312,13 @@ def test_a_theme_other_than_materials_is_never_changed(tmp_path):
     assert config.extra_css == []
 
 
+def test_the_materialx_fork_gets_the_changes_it_asks_for_as_material_does(tmp_path):
+    config = _config(tmp_path, "{name: material, font: {text: LXGW WenKai}}")
+    config.theme.name = "materialx"  # the fork's wheel cannot be installed beside Material's (tests/blogs.py)
+    changes = theme.apply(config, _options(seo_local_fonts=True))
+    assert config.theme["font"] is False and '"LXGW WenKai", ' in changes.stylesheet
+
+
 def test_materialx_is_material_and_its_plugins_are_found_with_or_without_their_prefix():
     def config(theme_name: str, plugins: dict[str, object]) -> SimpleNamespace:
         wrapped = {name: SimpleNamespace(config={"named": name}) for name in plugins}
