@@ -15,7 +15,7 @@ export NO_MKDOCS_2_WARNING := 1
 $(STAMP): pyproject.toml requirements.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -r requirements.txt -e '.[torch,test,google,examples,cluster]'
+	$(BIN)/pip install -q -r requirements.txt -e '.[material,torch,test,google,examples,cluster]'
 	touch $(STAMP)
 
 # The other end of the package's ranges: the oldest MkDocs and Material it supports
@@ -27,7 +27,7 @@ OLDEST_TESTS := mkdocs and not (kernel or browser or torch or cluster)
 $(OLDEST_STAMP): pyproject.toml constraints/oldest.txt
 	$(PYTHON) -m venv $(OLDEST)
 	$(OLDEST)/bin/pip install -q --upgrade pip
-	$(OLDEST)/bin/pip install -q -c constraints/oldest.txt -e '.[test]'
+	$(OLDEST)/bin/pip install -q -c constraints/oldest.txt -e '.[material,test]'
 	touch $(OLDEST_STAMP)
 
 test-oldest: $(OLDEST_STAMP) fonts

@@ -64,7 +64,8 @@ def venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh virtual environment (no system packages) with the wheel and what it requires."""
     root = tmp_path_factory.mktemp("venv") / "env"
     subprocess.run([sys.executable, "-m", "venv", str(root)], check=True, timeout=120)
-    done = subprocess.run([str(root / "bin/pip"), "install", "-q", "--no-compile", str(wheel)],
+    done = subprocess.run([str(root / "bin/pip"), "install", "-q", "--no-compile",
+                           f"perfblog[material] @ {wheel.as_uri()}"],
                           capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     return root
@@ -73,7 +74,8 @@ def venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_wheel_holds_the_package_and_what_a_build_needs_and_no_posts_or_snippets(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     assert not [n for n in names if n.startswith(("posts/", "snippets/", "tests/", "docs/", "bench/"))]
-    for needed in ("perfblog/seo/seo.css", "perfblog/seo/theme/partials/", "perfblog/seo/data/terms.txt",
+    for needed in ("perfblog/seo/styles/", "perfblog/seo/overrides/search-dialog-name/partials/",
+                   "perfblog/seo/data/terms.txt",
                    "perfblog/generator/snippets.css"):
         assert any(n.startswith(needed) for n in names), needed
     entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
@@ -124,7 +126,8 @@ def test_the_package_resolves_beside_a_blog_that_pins_an_older_mkdocs(wheel: Pat
     pins = tmp_path / "requirements.txt"
     pins.write_text("mkdocs==1.5.3\n", encoding="utf-8")
     done = subprocess.run([sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "-q",
-                           "--report", str(tmp_path / "report.json"), "-r", str(pins), str(wheel)],
+                           "--report", str(tmp_path / "report.json"), "-r", str(pins),
+                           f"perfblog[material] @ {wheel.as_uri()}"],
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     chosen = {item["metadata"]["name"].lower(): item["metadata"]["version"]

@@ -214,19 +214,21 @@ def _move_into_place(staging: Path, target: Path) -> None:
 
 
 def _requirements() -> str:
-    """What CI installs: this perfblog as it was installed (a git or archive URL), else its version."""
+    """What CI installs: this perfblog as it was installed (a git or archive URL), else its version,
+    with Material (the `material` extra: a new blog's theme)."""
     try:
         dist = distribution("perfblog")
     except PackageNotFoundError:
-        return "perfblog\n"
+        return "perfblog[material]\n"
     found = json.loads(dist.read_text("direct_url.json") or "{}")
     url, vcs = found.get("url", ""), found.get("vcs_info")
     if vcs and url:
-        return f"perfblog @ {vcs.get('vcs', 'git')}+{url}@{vcs['commit_id']}\n"
+        return f"perfblog[material] @ {vcs.get('vcs', 'git')}+{url}@{vcs['commit_id']}\n"
     if url and not url.startswith("file:"):
-        return f"perfblog @ {url}\n"
+        return f"perfblog[material] @ {url}\n"
     return (f"# perfblog {dist.version} was installed from a local folder: name where CI installs it from,\n"
-            f"# e.g. perfblog @ git+https://github.com/OWNER/REPO@TAG\nperfblog=={dist.version}\n")
+            f"# e.g. perfblog[material] @ git+https://github.com/OWNER/REPO@TAG\n"
+            f"perfblog[material]=={dist.version}\n")
 
 
 _MKDOCS = """\

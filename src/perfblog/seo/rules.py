@@ -383,10 +383,12 @@ LANG_MISMATCH = _rule(
     f"(texts of {LANG_MIN_LETTERS}+ letters)",
     "set the page's `lang` in front matter (a translation: `lang: en`)")
 RENDER_BLOCKING_THIRD_PARTY = _rule(
-    "render-blocking-third-party", ERROR, _PAGE, Topic.OTHER,
+    "render-blocking-third-party", WARNING, _PAGE, Topic.OTHER,
     "the head loads a stylesheet, or a script without `async`/`defer`, from another host: the page "
-    "waits for it, and hosts such as fonts.googleapis.com stall or fail in mainland China",
-    "serve it from the site (self-host the font or script), load it async, or drop it (`theme.font: false`)")
+    "waits for it, and hosts such as fonts.googleapis.com stall or fail in mainland China (a warning: "
+    "the page still renders and is indexed; Material loads Google Fonts unless told otherwise)",
+    "serve it from the site (self-host the font or script, `seo_local_fonts: true` for the theme's "
+    "font), load it async, or drop it (`theme.font: false`)")
 ROBOTS_BLOCKS_CRAWLER = _rule(
     "robots-blocks-crawler", ERROR, _INDEXABLE, Topic.OTHER,
     "`robots.txt` disallows the page for " + ", ".join(f"`{c}`" for c in CRAWLERS)
