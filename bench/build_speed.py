@@ -182,7 +182,6 @@ def generate(root: Path, posts: int) -> None:
 def prerender(root: Path) -> None:
     """Write plain/ posts: the Markdown the plugin would hand to MkDocs, computed once, outside timing."""
     from perfblog.generator.build import Build
-    from perfblog.generator.render.embeds import Page
     from perfblog.generator.run.engine import Engine, Settings
 
     snippets = root / "snippets"
@@ -191,7 +190,7 @@ def prerender(root: Path) -> None:
         text = src.read_text(encoding="utf-8")
         end = text.index("\n---\n", 4) + 5
         head, body = text[:end], text[end:]
-        rendered = build.renderer.render(body, str(src), 0, Page(f"{src.stem}/", "zh-CN"))
+        rendered = build.render_page(body, str(src), f"{src.stem}/")
         (root / "plain" / "posts" / src.name).write_text(head + rendered, encoding="utf-8")
 
 

@@ -211,17 +211,17 @@ def test_off_mode_shows_code_but_no_outputs(snip) -> None:
         ('<%= value("demo", "nope") %>', "snippet 'demo' recorded no value 'nope' (values: speedup, label)"),
         ('<%= table("demo", "nope") %>', "recorded no table 'nope'"),
         ('<%= value("demo", "speedup", ".2q") %>', "cannot take format '.2q'"),
-        ("<%= undefined_function() %>", "'undefined_function' is not an embed function"),
+        ('<%= provenance("demo") %><%= undefined_function() %>',
+         "'undefined_function' is not an embed function"),
     ],
 )
 def test_embed_errors_name_post_and_line(snip, embed: str, message: str) -> None:
     page = "# Title\n\nIntro.\n\nText " + embed + " more.\n"
     r = renderer(snip, result(snip, PROV_GPU))
-    for render_page in (r.render, r.render_jinja):  # direct substitution and Jinja agree
-        with pytest.raises(EmbedError) as caught:
-            render_page(page, "posts/posts/x.md", 6)
-        assert str(caught.value).startswith("posts/posts/x.md:11: ")
-        assert message in str(caught.value)
+    with pytest.raises(EmbedError) as caught:
+        r.render(page, "posts/posts/x.md", 6)
+    assert str(caught.value).startswith("posts/posts/x.md:11: ")
+    assert message in str(caught.value)
 
 
 def test_embed_syntax_error_names_post_and_line(snip) -> None:
@@ -235,42 +235,101 @@ def test_image_urls_are_relative_to_the_page() -> None:
     assert embeds.image_url("s", "c", "a.png", "x/y.html") == "../_snippets/s/c-files/a.png"
 
 
-@pytest.mark.parametrize(
-    "page",
-    [
-        'a <%= value("demo", "speedup", ".1f") %> b\n<%= table("demo", "t") %>\n',
-        "<%# top comment %>\n# T\n\n  <%# indented comment %>\nx <%# inline %> y\n<%# last %>",
-        'text\n<%= code("demo", "bench") %>\n\n<%= output("demo", "boom") %>\n<%= provenance("demo") %>\n',
-        '<%= value("demo", "speedup", fmt=".3f") %> and <%= chart("demo", "c") %>',
-        "no tags at all but a stray %> and {braces}\n",
-        '- item\n\n    <%= code("demo", "bench") %>\n\n  <%= table("demo", "t") %> and text\n',
-    ],
-)
-def test_direct_substitution_gives_exactly_what_jinja_gives(snip, page: str) -> None:
+def test_a_page_names_every_snippet_it_embeds_before_it_renders_inside_if_and_for_too(snip) -> None:
+    page = ('# T\n\n<%= value("demo", "speedup") %>\n<% if false %>\n<%= table("other", "t") %>\n'
+            '<% endif %>\n<% for i in range(2) %><%= provenance(snippet="third") %><% endfor %>\n'
+            '<%= code("demo", "bench") %>\n')
+    template = renderer(snip, None).parse(page, "posts/p.md", 2)
+    assert [(e.function, e.stem, e.line) for e in template.embeds] == [
+        ("value", "demo", 5), ("table", "other", 7), ("provenance", "third", 9), ("code", "demo", 10)]
+    assert template.stems == ["demo", "other", "third"]
+
+
+@pytest.mark.parametrize("page", [
+    '<% set s = "demo" %>\n\n<%= value(s, "speedup") %>',
+    '\n\n<%= value("de" ~ "mo", "speedup") %>',
+    '\n\n<%= provenance(snippet=1) %>',
+])
+def test_a_snippet_name_that_is_not_a_literal_is_an_error_naming_post_and_line(snip, page: str) -> None:
+    with pytest.raises(EmbedError, match=r"^posts/p.md:5: (value|provenance)\(\) must name its snippet "
+                                         r"with a literal string"):
+        renderer(snip, result(snip, PROV_GPU)).parse(page, "posts/p.md", 2)
+
+
+def test_rendering_looks_up_only_what_parsing_named(snip) -> None:
+    looked_up: list[str] = []
     r = renderer(snip, result(snip, PROV_GPU))
-    assert render._literal_tags(page) is not None  # these pages take the fast path
-    assert r.render(page, "p.md") == r.render_jinja(page, "p.md")
+    lookup = r.lookup
+    r.lookup = lambda stem, post: looked_up.append(stem) or lookup(stem, post)
+    template = r.parse('<% for i in range(3) %><%= value("demo", "speedup") %><% endfor %>', "p.md")
+    assert looked_up == []
+    r.fill(template)
+    assert looked_up == ["demo"] * 3
 
 
-@pytest.mark.parametrize(
-    "page",
-    [
-        '<% set s = "demo" %><%= value(s, "speedup") %>',
-        '<%= value("demo", "speedup") | upper %>',
-        '<%- if true %>x<% endif %>',
-        '<%= value("demo", "%>") %>',
-    ],
-)
-def test_pages_with_statements_or_expressions_go_through_jinja(snip, page: str) -> None:
-    assert render._literal_tags(page) is None
-    renderer(snip, result(snip, PROV_GPU)).render(page.replace('"%>"', '"speedup"'), "p.md")
+FENCED_EJS = """# Webpack
+
+<%= value("demo", "speedup", ".1f") %>
+
+```html
+<title><% htmlWebpackPlugin.options.title %></title>
+<%= value("demo", "speedup") %>
+```
+
+~~~~ {.erb title="a.erb"}
+<% @items.each do |item| %><%= item %><% end %>
+~~~~
+
+- in a list
+
+    ```ejs
+    <%- include('header') -%>
+    ```
+
+Inline `<%= user.name %>` and ``<% if (a) { %>`` stay, as does `<%#`.
+"""
+
+
+def test_embed_syntax_in_fenced_code_and_code_spans_is_text(snip) -> None:
+    out = renderer(snip, result(snip, PROV_GPU)).render(FENCED_EJS, "p.md")
+    code = FENCED_EJS[FENCED_EJS.index("```html"):]
+    assert out.endswith(code)  # every sample as written, the embed in the ```html block too
+    assert out.startswith("# Webpack\n\n<span class=\"snippet-value\"")
+
+
+@pytest.mark.parametrize("page", [
+    "ERB writes <% if admin? %>, EJS <%= user.name %>, JSP <%@ page %>.\n",
+    "<div><%= title %></div>\n",
+    "A template: <% for (const x of xs) { %><%= x %><% } %>\n",
+    "<%= \"\".__class__ %> and <%= lipsum() %>\n",  # refused by the sandbox, but no embed either
+])
+def test_a_page_whose_tags_call_no_embed_is_left_as_written(snip, page: str) -> None:
+    r = render.Renderer(lambda stem, post: pytest.fail("nothing is looked up"))
+    template = r.parse(page, "posts/p.md", 3)
+    assert template.embeds == () and template.text is not None and template.text[0] == 4
+    assert r.fill(template) == page
+
+
+@pytest.mark.parametrize(("page", "message"), [
+    ('<% if admin? %> and <%= value("demo", "speedup") %>', "embed syntax error"),
+    ("<%= valeu('demo', 'speedup') %>", "'valeu' is not an embed function (did you mean 'value'?)"),
+])
+def test_once_a_page_calls_an_embed_its_tags_are_embeds_and_their_errors_fail(snip, page: str,
+                                                                               message: str) -> None:
+    with pytest.raises(EmbedError, match=re.escape(message)):
+        renderer(snip, result(snip, PROV_GPU)).render(page, "p.md")
+
+
+def test_an_unclosed_fence_is_not_code(snip) -> None:
+    out = renderer(snip, result(snip, PROV_GPU)).render('```text\n<%= value("demo", "speedup") %>\n', "p.md")
+    assert "snippet-value" in out
 
 
 @pytest.mark.parametrize(
     "page",
     [
         '- item\n\n    <%= output("demo", "boom") %>\n\nafter\n',
-        '<% set s = "demo" %>\n- item\n\n    <%= output(s, "boom") %>\n\nafter\n',  # through Jinja
+        '<% if true %>\n- item\n\n    <%= output("demo", "boom") %>\n\nafter\n<% endif %>\n',
     ],
 )
 def test_an_indented_block_embed_stays_inside_its_list_item(snip, page: str) -> None:
@@ -377,11 +436,9 @@ def test_a_verdict_the_post_or_snippet_expects_and_does_not_get_is_a_warning_nam
     r = renderer(snip, res)
     r.warn = lambda post, line, message: warned.append((post, line, message))
     page = "# T\n\nx\n\nCompiled is <%= verdict(\"demo\", \"v\", expect=\"faster\") %>.\n"
-    for render_page in (r.render, r.render_jinja):
-        warned.clear()
-        render_page(page, "posts/p.md", 4)
-        assert warned == [("posts/p.md", 9, "verdict 'v' of snippet 'demo' is slower, but the post expects "
-                                            "faster; reword the sentence or re-measure")]
+    r.render(page, "posts/p.md", 4)
+    assert warned == [("posts/p.md", 9, "verdict 'v' of snippet 'demo' is slower, but the post expects "
+                                        "faster; reword the sentence or re-measure")]
     with pytest.raises(EmbedError, match=r"^p.md:1: verdict 'v' of snippet 'demo': expect= 'quick' is not a "
                                          r"verdict \(known: faster, slower, no-difference, inconclusive\)"):
         r.render('<%= verdict("demo", "v", expect="quick") %>', "p.md")

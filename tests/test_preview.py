@@ -155,7 +155,7 @@ def test_while_a_blog_run_holds_the_store_the_rerun_waits_and_the_build_warning_
         assert preview.busy("a")
         serving = Build(Engine(replace(engine.settings, mode="frozen")), tmp_path, preview.busy)
         with caplog.at_level(logging.WARNING, logger="mkdocs.plugins.snippets"):
-            serving.lookup("a", "posts/x.md")
+            serving.prepare(serving.renderer.parse('<%= provenance("a") %>', "posts/x.md"))
         assert "stale" in caplog.text and "re-running it in the background" in caplog.text
         assert "blog run" not in caplog.text
         time.sleep(1.0)  # the worker has tried, found the store locked and is waiting to retry

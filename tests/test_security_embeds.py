@@ -113,7 +113,8 @@ def every_embed(r: render.Renderer, where: str = "top") -> str:
 
 
 def jinja(snip: snippet.Snippet, template: str) -> str:
-    return renderer(snip, result(snip)).render_jinja(template, "posts/p.md")
+    """Render ``template`` on a page that embeds (one whose tags are all embeds, not text)."""
+    return renderer(snip, result(snip)).render(template + '<%= provenance("demo") %>', "posts/p.md")
 
 
 def test_lipsum_globals_cannot_run_a_command(snip) -> None:

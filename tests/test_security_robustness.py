@@ -24,7 +24,7 @@ from perfblog.core.fsio import atomic_write
 from perfblog.generator.config import SnippetsConfig
 from perfblog.generator.device import EnvPolicy
 from perfblog.generator.errors import EmbedError, SnippetError
-from perfblog.generator.render import render
+from perfblog.generator.render import render, scan
 from perfblog.generator.run import capture, runner, workspace
 from perfblog.generator.run.engine import Engine, Settings
 from perfblog.generator.source import snippet
@@ -66,8 +66,10 @@ def test_scrubbing_a_one_megabyte_line_is_linear(tmp_path: Path) -> None:
     "<%" * 500_000,  # openings without an end, on one line
     "x" * 500_000 + "<%# c %>" * 60_000,  # a long line, then many tags on it
     "<% raw %>" + "<%" * 400_000 + "<% endraw %><%",  # openings inside a raw region, one left open after
+    "".join("`" * n + "x\n" for n in range(1000, 3, -1)) + "<%= a %>\n",  # fences that never close
+    "`x <%" * 150_000 + "\n```\n<%\n```\n",  # code spans that never close, tags inside them
 ], ids=["ends-with-dash", "no-ends", "raw-without-endraw", "openings-only", "tags-on-a-long-line",
-        "openings-in-a-raw-region"])
+        "openings-in-a-raw-region", "unclosed-fences", "unclosed-code-spans"])
 def test_scanning_a_hostile_post_of_a_megabyte_is_linear(markdown: str) -> None:
     """The scans of a post's Markdown around Jinja (indented tags, raw regions, the direct path's tags,
     the search for an unclosed tag after a syntax error) take milliseconds on a megabyte of hostile
@@ -76,9 +78,9 @@ def test_scanning_a_hostile_post_of_a_megabyte_is_linear(markdown: str) -> None:
     signal.alarm(20)
     try:
         started = time.perf_counter()
-        render._indent_expressions(markdown)
-        render._literal_tags(markdown)
-        render.unclosed_tag(markdown)
+        scan.indent_expressions(markdown)
+        scan.template_source(markdown)
+        scan.unclosed_tag(markdown)
         elapsed = time.perf_counter() - started
     finally:
         signal.alarm(0)

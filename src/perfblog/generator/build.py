@@ -1,7 +1,8 @@
 """One MkDocs build's use of the engine: run per the mode, look up what posts show, warn, report, copy.
 
-Snippets are prepared lazily, the first time a post embeds them, and once per build: a build that
-embeds nothing new executes nothing.
+Each page is prepared, then rendered: the snippets its template names are made ready (run per the mode)
+before it renders, each once per build, so a build that embeds nothing new executes nothing and
+rendering never starts a kernel.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from perfblog.core.cache import CACHE_DIR, Cache, site_target
 from perfblog.core.errors import FontError
 from perfblog.core.fsio import atomic_write
 from perfblog.core.project import page_language
-from perfblog.generator.errors import GeneratorError
+from perfblog.generator.errors import EmbedError, GeneratorError
 from perfblog.generator.render import charts, claims, embeds, maths, outputs, phrases, render, sanitize
 from perfblog.generator.run.engine import Engine
 from perfblog.generator.store.content import IMAGE_NAME, ChartRecord, ValueRecord, image_matches
@@ -62,19 +63,42 @@ class Build:
 
     def render_page(self, markdown: str, src_path: str, page_url: str,
                     meta: Mapping[str, Any] | None = None) -> str:
-        """Render a post's embeds; EmbedError names the post and line. Then the checks that fail a
-        strict build (a comparison stated with a bare ratio), and the page's torch-version note."""
+        """Prepare, then render a post's embeds: first every snippet its template names is made ready
+        (run, when the mode says so), then the page renders with plain lookups, so rendering never runs
+        a snippet. EmbedError names the post and line. Then the checks that fail a strict build (a
+        comparison stated with a bare ratio), and the page's torch-version note."""
         meta = meta or {}
         post = self._display(Path(src_path))
-        self._embeds[post] = []
         offset = _line_offset(Path(src_path), markdown)
+        template = self.renderer.parse(markdown, post, offset)
+        if template.text is not None:
+            line, why = template.text
+            log.info("snippets: %s:%s: '<%%' is not an embed here, so the page is left as written: %s "
+                     "(its embed calls make it a template)", post, line, why)
+        self.prepare(template)
         declared = meta.get("torch")
         page = embeds.Page(url=page_url, language=page_language(meta, self.language),
                            torch=str(declared) if declared is not None else self.torch)
-        rendered = self.renderer.render(markdown, post, offset, page)
+        rendered = self.renderer.fill(template, page)
         for finding in claims.bare_ratios(markdown, self._shown_value, offset):
             self._warn_line(post, finding.line, finding.message())
         return _with_versions_note(rendered, self.renderer.shown, page)
+
+    def prepare(self, template: render.Template) -> None:
+        """Make ready what the page embeds, each snippet once a build: its shown result, after running it
+        when the mode says so; warn once per post of what is stale or missing."""
+        used = self._embeds[template.post] = []
+        for embed in template.embeds:
+            resolved = self._prepared.get(embed.stem)
+            if resolved is None:
+                try:
+                    resolved = self._prepared[embed.stem] = self._prepare(embed.stem)
+                except GeneratorError as exc:  # an unknown snippet, one that does not parse
+                    raise EmbedError(f"{template.post}:{embed.line}: {exc}") from exc
+            self.report.used_by(resolved.snippet.stem, template.post)
+            if resolved.snippet.stem not in used:
+                used.append(resolved.snippet.stem)
+            self._warn(resolved, template.post)
 
     def _shown_value(self, stem: str, name: str) -> ValueRecord | None:
         resolved = self._prepared.get(stem)
@@ -112,15 +136,10 @@ class Build:
         return list(self._embeds.get(self._display(Path(src_path)), []))
 
     def lookup(self, stem: str, post: str) -> embeds.Resolved:
-        """What ``post`` shows of snippet ``stem``, preparing it (maybe executing it) on first use."""
+        """What ``post`` shows of snippet ``stem``, prepared before the page renders (``prepare``)."""
         resolved = self._prepared.get(stem)
         if resolved is None:
-            resolved = self._prepared[stem] = self._prepare(stem)
-        self.report.used_by(resolved.snippet.stem, post)
-        used = self._embeds.setdefault(post, [])
-        if resolved.snippet.stem not in used:
-            used.append(resolved.snippet.stem)
-        self._warn(resolved, post)
+            raise GeneratorError(f"snippet '{stem}' was not prepared before {post} rendered")
         return resolved
 
     def _prepare(self, stem: str) -> embeds.Resolved:

@@ -103,8 +103,7 @@ class Embeds:
         self.words = outputs.labels(page.language)  # the output controls' labels, in the page's language
         self.phrases = phrases.of(page.language)  # verdicts and version labels, in the page's language
         self.line_offset = line_offset
-        self.line: int | None = None  # the direct substitution's current tag
-        self.template: Any = None  # the Jinja path's template, to map a frame's line to the post's
+        self.template: Any = None  # the compiled template, to map a frame's line to the post's
         self.shown = Shown()
 
     def functions(self) -> dict[str, Callable[..., str]]:
@@ -122,7 +121,7 @@ class Embeds:
     def _where(self) -> int | None:
         """The post line of the embed being rendered (for warnings; errors get theirs from the traceback)."""
         if self.template is None:
-            return self.line
+            return None
         frame = sys._getframe()
         while frame is not None and frame.f_code.co_filename != self.post:
             frame = frame.f_back
