@@ -1,5 +1,6 @@
 """Prepare, then render: a build makes every embedded snippet's result ready before any page renders, so
-rendering a page never starts a kernel."""
+rendering a page never starts a kernel. And what a build adds to pages: MathJax only where the blog loads
+none of its own."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ import pytest
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
 
+from perfblog.generator.build import Build
+from perfblog.generator.render import maths
 from perfblog.generator.render.render import Renderer
-from perfblog.generator.run.engine import Engine
+from perfblog.generator.run.engine import Engine, Settings
 from perfblog.generator.run.runner import RunResult
 
 pytestmark = pytest.mark.mkdocs
@@ -74,3 +77,37 @@ def test_a_stale_snippet_runs_once_before_the_first_page_renders(stale_site: Pat
     build(load_config(str(stale_site / "mkdocs.yml")))
     assert events[0] == "run rich_outputs" and events.count("run rich_outputs") == 1
     assert set(events[1:]) == {"render"}
+
+
+def _config(tmp_path: Path, extra: str = "") -> object:
+    (tmp_path / "docs").mkdir(exist_ok=True)
+    (tmp_path / "mkdocs.yml").write_text(f"site_name: x\ntheme: {{name: material, custom_dir: overrides}}\n"
+                                         f"{extra}", encoding="utf-8")
+    (tmp_path / "overrides").mkdir(exist_ok=True)
+    return load_config(str(tmp_path / "mkdocs.yml"))
+
+
+@pytest.mark.parametrize(("extra", "template", "loaded"), [
+    ("", "", False),
+    ("extra_javascript: [javascripts/mathjax.js, https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex-mml-chtml.js]\n",
+     "", True),
+    ("extra_javascript: [https://unpkg.com/katex@0/dist/katex.min.js]\n", "", True),
+    ("", '{% block scripts %}<script src="https://cdn.example/MathJax/tex-chtml.js"></script>{% endblock %}',
+     True),
+    ("", "{% block scripts %}<script>window.MathJax = {tex: {}}</script>{% endblock %}", True),
+])
+def test_the_sites_mathjax_is_not_added_where_the_blog_loads_one(tmp_path, extra, template, loaded) -> None:
+    config = _config(tmp_path, extra)
+    (tmp_path / "overrides" / "main.html").write_text(template, encoding="utf-8")
+    assert maths.loaded_by(config) is loaded
+    build = Build(Engine(Settings(tmp_path / "s", tmp_path / "s" / "_results", mode="frozen")), tmp_path,
+                  own_math=loaded)
+    html = build.page_content('<p><span class="arithmatex">\\(x\\)</span></p>', "post/", embeds=False)
+    assert (maths.FOLDER in html) is not loaded and build.math is not loaded
+
+
+def test_a_script_the_page_writes_counts_as_its_mathjax(tmp_path) -> None:
+    build = Build(Engine(Settings(tmp_path / "s", tmp_path / "s" / "_results", mode="frozen")), tmp_path)
+    page = ('<script src="https://cdn.example/mathjax/3/tex-chtml.js"></script>'
+            '<span class="arithmatex">x</span>')
+    assert build.page_content(page, "post/", embeds=False) == page and not build.math

@@ -1,8 +1,10 @@
 """The blog's look is the blog's (issue 25): the seo plugin adds head tags, cards, sitemaps, the feed and
-the audit; what a reader sees changes only where mkdocs.yml asks for it, by name.
+the audit, the snippets plugin nothing to a page without snippet output (no stylesheet, no MathJax beside
+the blog's, the blog's reading time); what a reader sees changes only where mkdocs.yml asks for it, by
+name.
 
 Real Material blogs of other people (tests/fixtures/blogs) and a small plain one are built with and
-without the plugin; the `<body>` of every page must be the same. With every look option on, the bodies
+without the plugins; the `<body>` of every page must be the same. With every look option on, the bodies
 differ exactly by the documented additions (`ADDITIONS`, one entry per option, docs/existing-blog.md).
 """
 
@@ -139,9 +141,11 @@ def _write(root: Path, files: dict[str, str]) -> Path:
 
 
 def _with_seo(root: Path, options: dict[str, object]) -> None:
+    """Both plugins added, as README's "Install into an existing site" says: `snippets` with its defaults
+    and `seo` with ``options``."""
     config = root / "mkdocs.yml"
     text = config.read_text(encoding="utf-8")
-    config.write_text(blogs.add_plugins(text, [f"seo: {json.dumps(options)}"]), encoding="utf-8")
+    config.write_text(blogs.add_plugins(text, ["snippets", f"seo: {json.dumps(options)}"]), encoding="utf-8")
 
 
 def _built(root: Path) -> Path:
@@ -186,7 +190,8 @@ def test_every_page_body_is_the_blogs_own(pair):
     plain, ours = _pages(before), _pages(after)
     assert set(ours) == set(plain)
     changed = [page for page in plain if _body(plain[page]) != _body(ours[page])]
-    assert changed == [], f"{name}: the seo plugin changed the body of {changed[:5]}"
+    assert changed == [], f"{name}: the plugins changed the body of {changed[:5]}"
+    assert not (after / "_snippets").exists()  # no stylesheet, report or MathJax for a blog without snippets
 
 
 @pytest.mark.mkdocs

@@ -269,6 +269,7 @@ plugins:
   - snippets:
       snippets_dir: snippets
       results_dir: snippets/_results
+      readtime_prose: true
   - seo:
       # what readers see, turned on by name (perfblog's docs/existing-blog.md): Google Fonts off for
       # system CJK fonts, Lighthouse's contrast and legibility fixes, copy buttons after load, related posts

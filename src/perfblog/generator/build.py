@@ -29,8 +29,15 @@ from perfblog.generator.store.resolve import Status
 
 log = logging.getLogger("mkdocs.plugins.snippets")
 
-#: Where the embeds' stylesheet goes in the site (the plugin adds it to extra_css).
+#: Where the embeds' stylesheet goes in the site (the plugin links it from the pages that show output).
 STYLESHEET = "_snippets/snippets.css"
+#: The build's report in the site, when the build embedded a snippet (the plugin's report_path wins).
+REPORT = "_snippets/report.json"
+#: The report of a build that embedded none, in the project's state folder: `_snippets/` is never made in
+#: a site without snippets, and `blog export` still finds what was built.
+STATE_REPORT = "build-report.json"
+#: An element an embed made: what a page that shows snippet output holds (and needs the stylesheet for).
+_SHOWN = re.compile(r'class="(?:[^"]*\s)?snippet-')
 #: Where drawn chart PNGs are kept between builds, in the cache folder (`core.cache`).
 CHART_CACHE = "charts"
 
@@ -42,7 +49,7 @@ class Build:
                  rerunning: Callable[[str], bool] | None = None, *, chart_pngs: bool = True,
                  chart_font: str | None = None, options: outputs.Options | None = None,
                  language: str = "zh-CN", torch: str | None = None,
-                 cache_folder: str | None = CACHE_DIR) -> None:
+                 cache_folder: str | None = CACHE_DIR, own_math: bool = False) -> None:
         self.engine = engine
         self.project_dir = project_dir
         self.cache = Cache(project_dir, cache_folder)
@@ -57,6 +64,8 @@ class Build:
         self.chart_font = chart_font
         self._charts: dict[str, ChartRecord] = {}  # site path of the PNG -> the chart it shows
         self.math = False  # whether a page had math: then MathJax is published with the site
+        self.own_math = own_math  # the blog loads its own MathJax (or KaTeX): the site's is never added
+        self.styled = False  # whether a page showed snippet output: then the stylesheet is published
         self._prepared: dict[str, embeds.Resolved] = {}
         self._embeds: dict[str, list[str]] = {}  # post -> stems it embeds, in order of first use
         self._warned: set[tuple[str, str]] = set()
@@ -110,13 +119,26 @@ class Build:
 
     def page_content(self, html: str, page_url: str, embeds: bool) -> str:
         """A page's HTML after Markdown: embeds' inert text readable again, MathJax's scripts where the
-        page has math."""
+        page has math and neither the blog nor the page loads a MathJax of its own."""
         if embeds:
             html = sanitize.readable(html)
-        if maths.needs(html):
-            self.math = True
-            html += maths.scripts(page_url)
-        return html
+        if not maths.needs(html):
+            return html
+        if self.own_math or maths.loaded_in(html):
+            if outputs.MATH_CLASS in html:
+                log.warning("snippets: %s shows math from a snippet's result, typeset by the blog's own "
+                            "MathJax, not in the safe configuration the site's would use (docs/security.md)",
+                            page_url or "/")
+            return html
+        self.math = True
+        return html + maths.scripts(page_url)
+
+    def shows_output(self, *htmls: str) -> bool:
+        """Whether a page (its content, the excerpts it lists) shows what an embed made: then it links the
+        stylesheet, which the build then publishes."""
+        shown = any(_SHOWN.search(html) for html in htmls if html)
+        self.styled = self.styled or shown
+        return shown
 
     def page(self, src_path: str, url: str) -> None:
         """Note a built page: its URL, and its source's hash, so `blog export` knows what was built."""
@@ -191,8 +213,9 @@ class Build:
             return f"running it in this build failed, see the error above; fix it, then `blog run {stem}`"
         return f"run `blog run {stem}`"
 
-    def finish(self, site_dir: Path, report_path: Path | None) -> Path:
-        """Copy the shown results' images into the site, log the summary, write the JSON report."""
+    def finish(self, site_dir: Path, report_path: Path | None, state_dir: Path) -> Path:
+        """Copy the shown results' images into the site, log the summary, write the JSON report (in the
+        site when a page embedded a snippet, else in ``state_dir``)."""
         for resolved in self._prepared.values():
             result = resolved.status.result
             if result is None or not resolved.show_outputs:
@@ -203,11 +226,18 @@ class Build:
                                result.images)
         for name, blob in self.renderer.media.files.items():
             atomic_write(site_dir / sanitize.Media.FOLDER / name, blob)
-        shutil.copyfile(Path(__file__).with_name("snippets.css"), _mkdir(site_dir / STYLESHEET))
+        if self.styled:
+            shutil.copyfile(Path(__file__).with_name("snippets.css"), _mkdir(site_dir / STYLESHEET))
         self._draw_charts(site_dir)
         if self.math:
             maths.publish(site_dir)
-        path = self.project_dir / report_path if report_path else site_dir / "_snippets" / "report.json"
+        if report_path:
+            path = self.project_dir / report_path
+        elif self.report.entries:
+            path = site_dir / REPORT
+        else:
+            path = state_dir / STATE_REPORT
+            self.report.site_dir = str(site_dir.resolve())
         self.report.write(path)
         log.info("%s; report: %s", self.report.summary(), self._display(path))
         if not self.engine.mode.shows_outputs:  # a draft preview: never a site to publish (--strict fails)

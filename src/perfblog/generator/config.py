@@ -88,7 +88,8 @@ class SnippetsConfig(base.Config):
     exec_env_allow = c.ListOfItems(c.Type(str), default=[])
     """Environment variables (shell patterns) a snippet's kernel gets although they look like secrets."""
     report_path = c.Type(str, default="")
-    """Where the JSON execution report goes; empty: `<site_dir>/_snippets/report.json`."""
+    """Where the JSON execution report goes; empty: `<site_dir>/_snippets/report.json`, or, for a build that
+    embedded no snippet, `.blog/build-report.json` (nothing goes into the site)."""
     chart_pngs = c.Type(bool, default=True)
     """Also draw each embedded chart as a PNG in the site, for `blog export` (platforms take no SVG)."""
     chart_font = c.Optional(c.Type(str))
@@ -110,6 +111,10 @@ class SnippetsConfig(base.Config):
     cache_dir = _Folder(default=CACHE_DIR)
     """The cache folder, relative to mkdocs.yml and inside the project; git-ignore it, never commit it
     (docs/security.md). Each config file of one folder keeps its own memo there."""
+    readtime_prose = c.Type(bool, default=False)
+    """Count a post's reading time from its prose alone (code, outputs, tables and charts skimmed, Han
+    characters at 400 a minute) in place of Material's blog plugin's figure, unless the post's front
+    matter sets `readtime`. Off: the blog's own `post_readtime_words_per_minute` and Material's count."""
     torch_version = c.Type(str, default="")
     """The torch version posts describe (`"2.13"`); a post's front matter `torch:` wins. Results made under
     another version are labelled with theirs, never stale. Empty: the installed torch's major.minor."""

@@ -36,6 +36,7 @@ from perfblog.core.conventions import SNIPPETS_PLUGIN
 from perfblog.core.escape import markdown_text as inert
 from perfblog.core.project import Project, front_matter_line
 from perfblog.core.urls import readable
+from perfblog.generator.build import REPORT, STATE_REPORT
 from perfblog.generator.config import settings_of
 from perfblog.generator.errors import ExportError
 from perfblog.generator.render import embeds, terminal
@@ -55,7 +56,6 @@ from perfblog.generator.store.resolve import Mode
 
 STATE_FILE = "export-state.json"  # in the site's state folder (.blog/ beside mkdocs.yml)
 STATE_VERSION = 1
-REPORT = "_snippets/report.json"  # the build's report in the site, unless report_path says otherwise
 
 
 @dataclass(frozen=True)
@@ -260,9 +260,20 @@ def find_post(project: Project, name: str) -> Path:
 
 
 def _report(project: Project, site_dir: Path) -> dict[str, Any]:
+    """The last build's report: in the site, or, for a build that embedded no snippet, in the state folder
+    when it describes this site (``build.finish``)."""
     options = project.plugin_config(SNIPPETS_PLUGIN)
     configured = getattr(options, "report_path", "") or ""
     path = project.layout.root / configured if configured else site_dir / REPORT
+    kept = project.layout.state_dir / STATE_REPORT
+    if not configured and not path.exists() and kept.exists():
+        report = _read_report(kept)
+        if report.get("site_dir") == str(site_dir.resolve()):
+            return report
+    return _read_report(path)
+
+
+def _read_report(path: Path) -> dict[str, Any]:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:

@@ -20,7 +20,7 @@ from perfblog.core.errors import BlogError
 from perfblog.generator.build import STYLESHEET, Build
 from perfblog.generator.config import SnippetsConfig, output_options, settings_of
 from perfblog.generator.preview import SnippetPreview
-from perfblog.generator.render import readtime, render
+from perfblog.generator.render import maths, readtime, render
 from perfblog.generator.run.engine import Engine
 from perfblog.generator.store.resolve import Mode
 
@@ -34,6 +34,8 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
     build: Build | None = None
     serving = False
     preview: SnippetPreview | None = None  # serve only: runs saved snippets in the background
+    _state_dir: Path = Path(".blog")
+    _stylesheet_at = 0
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         self.serving = command == "serve"
@@ -48,8 +50,9 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
                            chart_pngs=self.config.chart_pngs, chart_font=self.config.chart_font,
                            options=_guard(lambda: output_options(self.config)),
                            language=project.site_language(config), torch=options.torch_version,
-                           cache_folder=layout.cache_folder)
-        config.extra_css.append(STYLESHEET)
+                           cache_folder=layout.cache_folder, own_math=maths.loaded_by(config))
+        self._state_dir = layout.state_dir
+        self._stylesheet_at = len(config.extra_css)  # where the stylesheet goes on a page that shows output
         return config
 
     def on_serve(self, server: Any, config: Any, builder: Any) -> Any:
@@ -83,15 +86,30 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
 
     @event_priority(50)  # before Material's blog plugin, which computes a post's readtime at this event
     def on_page_content(self, html: str, page: Any, config: Any, files: Any) -> str:
-        """Make what embeds put on the page readable and add MathJax where needed; give a post without a
-        front-matter readtime one counted from its prose alone."""
+        """Make what embeds put on the page readable and add MathJax where needed; with `readtime_prose`,
+        give a post without a front-matter readtime one counted from its prose alone."""
         if self.build is None:
             return html
         html = self.build.page_content(html, page.url, bool(page.meta.get(EMBEDS_META)))
         post_config = getattr(page, "config", None)
-        if post_config is not None and hasattr(post_config, "readtime") and not post_config.readtime:
+        if (self.config.readtime_prose and post_config is not None and hasattr(post_config, "readtime")
+                and not post_config.readtime):
             post_config.readtime = readtime.minutes(html)
         return html
+
+    @event_priority(-110)  # after Material's blog plugin renders a view's excerpts (-100)
+    def on_page_context(self, context: Any, page: Any, config: Any, nav: Any) -> Any:
+        """Link the stylesheet from this page alone when it shows snippet output (its own or its listed
+        posts' excerpts), where Material links extra_css: other pages stay as the blog made them."""
+        excerpts = [getattr(post, "content", "") or "" for post in context.get("posts") or ()]
+        if self.build is not None and self.build.shows_output(page.content or "", *excerpts):
+            config.extra_css.insert(self._stylesheet_at, STYLESHEET)
+        return context
+
+    def on_post_page(self, output: str, page: Any, config: Any) -> str:
+        if STYLESHEET in config.extra_css:  # linked for that page only
+            config.extra_css.remove(STYLESHEET)
+        return output
 
     def on_env(self, env: Any, config: Any, files: Any) -> Any:
         """Where each page and media file is published, for `blog export`'s absolute links."""
@@ -105,7 +123,7 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
             return
         build, report = self.build, self.config.report_path
         path = Path(report) if report else None
-        _guard(lambda: build.finish(Path(config.site_dir), path))
+        _guard(lambda: build.finish(Path(config.site_dir), path, self._state_dir))
 
 
 def _guard(work: Callable[[], T]) -> T:

@@ -21,9 +21,11 @@ result's formula would otherwise reach the ``html`` macros through the post's fo
 from __future__ import annotations
 
 import posixpath
+import re
 import shutil
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 #: Where MathJax goes in the site.
 FOLDER = "_snippets/mathjax"
@@ -66,6 +68,30 @@ _MARK = "arithmatex"
 def needs(html: str) -> bool:
     """Whether a page's HTML has math for MathJax to typeset."""
     return _MARK in html
+
+
+#: A MathJax or KaTeX the blog loads itself: a script by that name, or MathJax's configuration object.
+_LOADED = re.compile(r"mathjax|katex", re.IGNORECASE)
+_SCRIPT = re.compile(r"<script\b[^>]*\bsrc\s*=\s*[\"']?[^\"'>\s]*(?:mathjax|katex)|window\.MathJax\s*=",
+                     re.IGNORECASE)
+
+
+def loaded_by(config: Any) -> bool:
+    """Whether the blog typesets math itself: its `extra_javascript` names a MathJax or KaTeX, or a
+    template of its `custom_dir` loads one. Then the site's MathJax is never added beside it."""
+    scripts = [str(getattr(entry, "path", entry)) for entry in config.extra_javascript]
+    if any(_LOADED.search(script) for script in scripts):
+        return True
+    custom = config.theme.custom_dir
+    if not custom or not Path(custom).is_dir():
+        return False
+    return any(_SCRIPT.search(path.read_text(encoding="utf-8", errors="replace"))
+               for path in Path(custom).rglob("*.html") if path.is_file())
+
+
+def loaded_in(html: str) -> bool:
+    """Whether a page's own HTML loads a MathJax or KaTeX (a script tag the post wrote)."""
+    return _SCRIPT.search(html) is not None
 
 
 def scripts(page_url: str) -> str:

@@ -175,6 +175,10 @@ def _show_markdown(out: DisplayOutput, name: str, page: Page, options: Options, 
 _DELIMITERS = (("$$", "$$"), ("\\[", "\\]"), ("\\(", "\\)"), ("$", "$"))
 
 
+#: The class of math a result shows (besides ``arithmatex``, which MathJax typesets).
+MATH_CLASS = "snippet-math"
+
+
 def _show_latex(out: DisplayOutput, name: str, page: Page, options: Options, colours: bool) -> str:
     """Display math for the site's MathJax (``math.py``), which typesets ``.arithmatex`` elements; the
     delimiters IPython puts around it (``$\\displaystyle …$``) are replaced by display-math ones."""
@@ -185,7 +189,7 @@ def _show_latex(out: DisplayOutput, name: str, page: Page, options: Options, col
             break
     latex = latex.removeprefix("\\displaystyle").strip()
     body = latex if latex.startswith("\\begin{") else f"\\[{latex}\\]"
-    return f'<div class="snippet-math arithmatex">{inert(body)}</div>'
+    return f'<div class="{MATH_CLASS} arithmatex">{inert(body)}</div>'
 
 
 def _show_json(out: DisplayOutput, name: str, page: Page, options: Options, colours: bool) -> str:

@@ -3,8 +3,9 @@ not read, and counting them turned a 10-minute post into "31 分钟".
 
 Han characters are read at ``HAN_PER_MINUTE``, other words at ``WORDS_PER_MINUTE``. Left out: ``pre``
 and ``code`` blocks, SVG, figures, folded ``details``, tables, and everything an embed produced
-(elements with a ``snippet-`` class). The snippets plugin gives the result to Material's blog plugin
-as the post's ``readtime`` unless the post sets one in its front matter.
+(elements with a ``snippet-`` class). With its `readtime_prose` option (off by default: the blog's own
+words per minute and Material's count stay), the snippets plugin gives the result to Material's blog
+plugin as the post's ``readtime`` unless the post sets one in its front matter.
 """
 
 from __future__ import annotations

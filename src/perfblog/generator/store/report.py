@@ -41,6 +41,8 @@ class BuildReport:
         self.pages: dict[str, dict[str, str | None]] = {}
         #: Every page and media file: its path in docs_dir -> its URL in the site (relative links).
         self.files: dict[str, str] = {}
+        #: The site the report describes, when it is kept outside it (a build that embedded nothing).
+        self.site_dir: str | None = None
 
     def add(self, entry: Entry) -> None:
         self.entries[entry.snippet] = entry
@@ -74,7 +76,8 @@ class BuildReport:
     def to_json(self) -> dict[str, Any]:
         return {"mode": self.mode, "device_class": self.device_class, "counts": self.counts(),
                 "snippets": [asdict(e) for e in sorted(self.entries.values(), key=lambda e: e.snippet)],
-                "pages": self.pages, "files": self.files}
+                "pages": self.pages, "files": self.files,
+                **({"site_dir": self.site_dir} if self.site_dir else {})}
 
     def write(self, path: Path) -> None:
         """Write the JSON report atomically."""
