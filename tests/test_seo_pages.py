@@ -7,7 +7,7 @@ import dataclasses
 from pathlib import Path
 from types import SimpleNamespace
 
-from perfblog.seo import pages, text
+from perfblog.seo import pages, prose, text
 from perfblog.seo.meta import Author
 from perfblog.seo.rules import TITLE_MAX_WIDTH
 
@@ -161,7 +161,7 @@ def test_generated_description_keeps_inline_code_drops_headings_and_ends_a_sente
 
 def test_a_description_without_a_sentence_end_is_cut_at_a_clause_boundary():
     clauses = "，".join(["这一句话很长而且没有句号"] * 20)
-    cut = pages.summarise(clauses)
+    cut = prose.summarise(clauses)
     assert cut.endswith("没有句号…") and text.display_width(cut) <= pages.DESCRIPTION_MAX_WIDTH
 
 

@@ -3,7 +3,8 @@
 Posts are what Material's blog plugin says are posts (its `Post` pages: the posts folder), and the
 pages `seo_posts` names; everything else (the blog index, archive and category views, plain pages) is a
 page whose description, when the author gave none, is generated from what it lists or says. A post
-without one gets its first paragraph, and a finding that says so.
+without one gets its first paragraph, and a finding that says so. How a generated text is cut and
+worded is `prose`'s.
 
 Nothing in a page's front matter stops the build: what the head cannot use is left out or made up for,
 and `describe` reports it as a finding of the page's source (`Scope.SOURCE` rules).
@@ -33,7 +34,7 @@ from mkdocs.structure.pages import Page
 
 from perfblog.core import project, urls
 from perfblog.core.conventions import EMBEDS_META
-from perfblog.seo import lastmod, rules, text
+from perfblog.seo import lastmod, prose, rules, text
 from perfblog.seo.cards import Cards
 from perfblog.seo.errors import ConfigError
 from perfblog.seo.languages import Translations
@@ -45,21 +46,6 @@ _PAGINATED = re.compile(r"(?:^|/)page/(\d+)/$")
 SEPARATOR = " - "  # between the page's title and the site's name, as Baidu's title guide shows
 #: The page's part of a <title> is never cut below this width, even when the site name is long.
 TITLE_PART_MIN_WIDTH = 20
-#: A generated description is cut at a sentence or clause end at least this wide (about 50 汉字).
-DESCRIPTION_CUT_MIN_WIDTH = 100
-_SENTENCE_ENDS = "。！？!?"
-_CLAUSE_ENDS = "，、；：,;:"
-_TITLE_BREAKS = "：:｜|—–，、,;；"  # where a long title may be cut without an ellipsis (and spaces)
-# Blocks whose text is not the page's prose: headings, code blocks, tables, figures, scripts.
-_NOT_PROSE = etree.XPath(
-    ".//pre | .//h1 | .//h2 | .//h3 | .//h4 | .//h5 | .//h6 | .//table | .//figure | .//script | .//style"
-    " | .//svg | .//details | .//*[contains(concat(' ', @class, ' '), ' headerlink ')]"
-    " | .//*[contains(concat(' ', @class, ' '), ' highlight ')]"
-    " | .//*[contains(concat(' ', @class, ' '), ' admonition-title ')]"
-)
-_BLOCKS = {"p", "li", "dd", "dt", "blockquote", "div", "section", "article"}
-_CJK = "\u3000-\u303f\uff00-\uffef\u4e00-\u9fff"  # ideographs and CJK punctuation
-_CJK_GAP = re.compile(f"(?<=[{_CJK}]) (?=[{_CJK}])")  # the space joining two blocks of Chinese
 
 
 @dataclass(frozen=True)
@@ -120,82 +106,6 @@ def _invalid(source: str, message: str, zh: str) -> Finding:
                                                f"{zh}；页面头部不使用它")
 
 
-def _cut(value: str, max_width: int) -> str:
-    """The longest start of `value` within `max_width` display units, not ending inside a Latin word."""
-    out, width = [], 0
-    for char in value:
-        width += text.display_width(char)
-        if width > max_width:
-            break
-        out.append(char)
-    kept = "".join(out)
-    if len(kept) < len(value) and value[len(kept)].isalnum() and kept[-1:].isalnum():
-        word_start = re.search(r"[A-Za-z0-9_.]*$", kept).start()
-        if word_start > 0:
-            kept = kept[:word_start]
-    return kept.rstrip()
-
-
-def _shorten(value: str, max_width: int) -> str:
-    """Cut `value` to `max_width` display units, ending with … when cut."""
-    if text.display_width(value) <= max_width:
-        return value
-    return _cut(value, max_width - 2).rstrip(_CLAUSE_ENDS + " ") + "…"
-
-
-def summarise(value: str, max_width: int = DESCRIPTION_MAX_WIDTH,
-              min_width: int = DESCRIPTION_CUT_MIN_WIDTH) -> str:
-    """`value` cut where a reader would stop: the last sentence end that fits, else the last clause end
-    (marked with …), else a plain cut with …; whole when it fits."""
-    if text.display_width(value) <= max_width:
-        return value
-    kept = _cut(value, max_width - 2)  # room for a closing …
-    for ends, mark in ((_SENTENCE_ENDS, ""), (_CLAUSE_ENDS, "…")):
-        for n in range(len(kept), 0, -1):
-            if kept[n - 1] in ends and text.display_width(kept[:n]) >= min_width:
-                return kept[:n] if not mark else kept[: n - 1] + mark
-    return _shorten(value, max_width)
-
-
-def _title_part(value: str, max_width: int) -> str:
-    """A page title cut to `max_width`: at the last punctuation break (colon, dash, comma) that fits,
-    else the last space, else with …; a subtitle dropped at a break needs no ellipsis."""
-    if text.display_width(value) <= max_width:
-        return value
-    kept = _cut(value, max_width)
-    for is_break in (lambda c: c in _TITLE_BREAKS, str.isspace):
-        for n in range(min(len(kept), len(value) - 1), 0, -1):
-            if is_break(value[n]):
-                head = value[:n].rstrip(_TITLE_BREAKS + " ")
-                if text.display_width(head) >= max_width // 2:
-                    return head
-    return _shorten(value, max_width)
-
-
-def _plain(content: str) -> str:
-    """The prose of rendered page content: inline code kept, headings, code blocks and tables dropped."""
-    if not content.strip():
-        return ""
-    root = lxml.html.fragment_fromstring(content, create_parent="div")
-    for element in _NOT_PROSE(root):
-        if element.getparent() is not None:
-            element.drop_tree()
-    for element in root.iter(*_BLOCKS):
-        element.tail = " " + (element.tail or "")  # paragraphs do not run into each other
-    return _CJK_GAP.sub("", " ".join(root.text_content().split()))
-
-
-def _first_paragraph(content: str) -> str:
-    """The text of the first paragraph with any text (a post's fallback description), else its prose."""
-    if "<p" in content:
-        root = lxml.html.fragment_fromstring(content, create_parent="div")
-        for paragraph in root.iter("p"):
-            said = _plain(lxml.html.tostring(paragraph, encoding="unicode"))
-            if said:
-                return said
-    return _plain(content)
-
-
 def _first_image(content: str) -> str | None:
     """The first raster image in the content (social networks show no SVG)."""
     if "<img" not in content:
@@ -233,33 +143,12 @@ def _own_title(page: Page, site: Site) -> str:
     return site.name if not own or page.is_homepage else own
 
 
-@dataclass(frozen=True)
-class _Words:
-    """What generated titles and descriptions say in a page's language (an English blog's blog index
-    does not read `Index，共 10 篇`)."""
-
-    page: str  # a paginated view's number
-    listing: str  # a view's lead and how many posts it lists
-    one: str  # a view's lead when it lists one
-    quoted: str  # a listed title
-    joined: str  # between listed titles
-    more: str  # after the titles when some did not fit
-    stop: str  # ends a sentence before the site's description
-
-
-#: By the page's primary language subtag; a language not here reads English.
-_WORDS = {
-    "zh": _Words("（第 {n} 页）", "{lead}，共 {n} 篇：", "{lead}：", "《{title}》", "、", "等", "。"),
-    "en": _Words(" (page {n})", "{lead}: {n} posts: ", "{lead}: ", "“{title}”", ", ", ", …", ". "),
-}
-
-
-def _words(page: Page, site: Site) -> _Words:
+def _words(page: Page, site: Site) -> prose.Words:
     language = project.page_language(page.meta, site.lang).partition("-")[0].lower()
-    return _WORDS.get(language, _WORDS["en"])
+    return prose.WORDS.get(language, prose.WORDS["en"])
 
 
-def _page_suffix(page: Page, words: _Words) -> str:
+def _page_suffix(page: Page, words: prose.Words) -> str:
     """Material's paginated views repeat their first page's title and description: their number."""
     number = _page_number(page)
     return words.page.format(n=number) if number else ""
@@ -275,7 +164,7 @@ def _page_title(page: Page, site: Site) -> tuple[str, str]:
         return own + suffix, title + suffix
     tail = suffix + SEPARATOR + site.name
     room = max(TITLE_PART_MIN_WIDTH, TITLE_MAX_WIDTH - text.display_width(tail))
-    return own + suffix, _title_part(own, room) + tail
+    return own + suffix, prose.title_part(own, room) + tail
 
 
 def _page_number(page: Page) -> int | None:
@@ -294,9 +183,9 @@ def _description(page: Page, site: Site, is_post: bool, found: list[Finding]) ->
         given = ""
     given = given.strip()
     if is_post and not given:
-        opening = _first_paragraph(page.content or "")
+        opening = prose.first_paragraph(page.content or "")
         if opening:
-            made = summarise(opening)
+            made = prose.summarise(opening)
             found.append(rules.DESCRIPTION_GENERATED.at(
                 source, f"no `description` in its front matter; the head uses its first paragraph as a "
                         f"fallback: {made!r}",
@@ -310,28 +199,14 @@ def _description(page: Page, site: Site, is_post: bool, found: list[Finding]) ->
         return site.description
     posts = getattr(page, "posts", None)  # Material's blog views list their posts
     if posts:  # titles as text: the head escapes them once (page titles are HTML: `A &amp; B`)
-        generated = _listing(f"{site.name}·{text.plain_title(page.title)}",
+        generated = prose.listing(f"{site.name}·{text.plain_title(page.title)}",
                              [text.plain_title(p.title) for p in posts],
                              DESCRIPTION_MAX_WIDTH - text.display_width(suffix), words)  # fmt: skip
     else:
-        generated = _plain(page.content or "") or site.description
+        generated = prose.plain(page.content or "") or site.description
     if text.display_width(generated) < DESCRIPTION_MIN_WIDTH and site.description not in generated:
         generated = f"{generated.rstrip(words.stop.strip())}{words.stop}{site.description}"
-    return summarise(generated, DESCRIPTION_MAX_WIDTH - text.display_width(suffix)) + suffix
-
-
-def _listing(lead: str, titles: list[str], max_width: int, words: _Words = _WORDS["zh"]) -> str:
-    """`lead，共 N 篇：《a》、《b》等` (in the page's `words`): as many whole titles as fit, never one cut
-    in half."""
-    head = (words.listing if len(titles) > 1 else words.one).format(lead=lead, n=len(titles))
-    shown: list[str] = []
-    for title in titles:
-        candidate = words.joined.join([*shown, words.quoted.format(title=title)])
-        if shown and text.display_width(head + candidate + words.more) > max_width:
-            break
-        shown.append(words.quoted.format(title=title))
-    listed = words.joined.join(shown) + (words.more if len(shown) < len(titles) else "")
-    return summarise(head + listed, max_width)
+    return prose.summarise(generated, DESCRIPTION_MAX_WIDTH - text.display_width(suffix)) + suffix
 
 
 #: A slug in front matter: what ``core.slug.slugify`` makes (lower-case ASCII words joined by hyphens).
