@@ -236,7 +236,7 @@ class _Run:
             raise _Failed(f"{snippet.where}:1: {exc}") from exc
         try:
             provenance = Provenance.from_json({**seen, **git_state(snippet), "ran_at": self.ran_at,
-                                               "duration_s": round(duration, 3)})
+                                               "duration_s": round(duration, 3)}, "provenance")
         except ResultFormatError as exc:
             raise _Failed(f"{snippet.where}: the kernel reported a malformed provenance: {exc}") from exc
         records = self.capture.records

@@ -1,5 +1,6 @@
 """What a run produced, as stored: each cell's outputs (streams, displays, errors) and the records a
-snippet hands to the prose (values, tables, charts, verdicts), each read and written as JSON."""
+snippet hands to the prose (values, tables, charts, verdicts). Each class is its JSON format (``codec``):
+a field here is a field on disk, and a check its type cannot say is declared on the field."""
 
 from __future__ import annotations
 
@@ -7,11 +8,11 @@ import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
-from perfblog.generator.errors import ResultFormatError
+from perfblog.generator.store import codec
+from perfblog.generator.store.codec import Invalid, Scalar
 from perfblog.generator.store.mime import MIMES
-from perfblog.generator.store.reader import Reader, Scalar, is_a, kind, scalar
 from perfblog.harness.verdict import Verdict
 
 # --- outputs: what a cell printed or displayed, or the error it raised ------------------------------------
@@ -25,25 +26,20 @@ def truncate(text: str, keep: int) -> str:
 
 
 @dataclass(frozen=True)
-class StreamOutput:
+class StreamOutput(codec.Json):
     """Text a cell wrote to stdout or stderr (consecutive writes to one stream joined)."""
 
     TYPE: ClassVar[str] = "stream"
     name: str  # "stdout" or "stderr"
     text: str
 
-    @classmethod
-    def read(cls, r: Reader) -> StreamOutput:
-        return cls(name=r.text("name"), text=r.text("text"))
-
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.TYPE, "name": self.name, "text": self.text}
-
 
 #: Image outputs are stored as files beside the result, by MIME type, named by a hash of their bytes.
 IMAGES = {m.name: m.ext for m in MIMES if m.ext}
 #: The only names an image file may have (a result file cannot point a page at another path).
 IMAGE_NAME = re.compile(rf"[0-9a-f]{{16}}\.(?:{'|'.join(IMAGES.values())})")
+#: What the kernel may say about how a display shows: an image's intended size in CSS pixels.
+IMAGE_METADATA = ("width", "height")
 
 
 def image_name(blob: bytes, ext: str) -> str:
@@ -57,47 +53,35 @@ def image_matches(name: str, blob: bytes) -> bool:
     return bool(IMAGE_NAME.fullmatch(name)) and image_name(blob, ext) == name
 
 
+def _image_names(data: Mapping[str, str], _: object) -> None:
+    """An image's data is the name of its file beside the result, nothing else."""
+    for mime, ext in IMAGES.items():
+        if mime in data and not (IMAGE_NAME.fullmatch(data[mime]) and data[mime].endswith(f".{ext}")):
+            raise Invalid(f"expected an image file name like 0123456789abcdef.{ext}", f".{mime}")
+
+
+def _image_sizes(metadata: Mapping[str, Mapping[str, int]], _: object) -> None:
+    for mime, sizes in metadata.items():
+        for key, value in sizes.items():
+            if key not in IMAGE_METADATA:
+                raise Invalid(f"unknown field (known: {', '.join(IMAGE_METADATA)})", f".{mime}.{key}")
+            if value <= 0:
+                raise Invalid(f"expected a positive integer, got {value}", f".{mime}.{key}")
+
+
 @dataclass(frozen=True)
-class DisplayOutput:
+class DisplayOutput(codec.Json):
     """A rich display: MIME type -> text, or for an image the name of its file beside the result; the
     kernel's metadata per MIME type that changes how it shows (an image's ``width`` and ``height``)."""
 
     TYPE: ClassVar[str] = "display"
-    data: Mapping[str, str]
-    metadata: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
-
-    @classmethod
-    def read(cls, r: Reader) -> DisplayOutput:
-        data = r.mapping("data", str)
-        for mime, ext in IMAGES.items():
-            if mime in data and not (IMAGE_NAME.fullmatch(data[mime]) and data[mime].endswith(f".{ext}")):
-                raise ResultFormatError(f"{r.path('data')}.{mime}",
-                                        f"expected an image file name like 0123456789abcdef.{ext}")
-        metadata = {}
-        for mime, value in r.get("metadata", dict).items():
-            where = f"{r.path('metadata')}.{mime}"
-            sizes = Reader(value, where)
-            for key in sizes.data:
-                if key not in IMAGE_METADATA:
-                    raise ResultFormatError(f"{where}.{key}",
-                                            f"unknown field (known: {', '.join(IMAGE_METADATA)})")
-                value = sizes.get(key, int)
-                if value <= 0:
-                    raise ResultFormatError(f"{where}.{key}", f"expected a positive integer, got {value}")
-            metadata[mime] = dict(sizes.data)
-        return cls(data=data, metadata=metadata)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.TYPE, "data": dict(self.data),
-                "metadata": {mime: dict(sizes) for mime, sizes in self.metadata.items()}}
-
-
-#: What the kernel may say about how a display shows: an image's intended size in CSS pixels.
-IMAGE_METADATA = ("width", "height")
+    data: Mapping[str, str] = field(metadata=codec.check(_image_names))
+    metadata: Mapping[str, Mapping[str, int]] = field(default_factory=dict,
+                                                      metadata=codec.check(_image_sizes))
 
 
 @dataclass(frozen=True)
-class ErrorOutput:
+class ErrorOutput(codec.Json):
     """The exception a cell raised (kept only for a ``raises=true`` cell); traceback without colours."""
 
     TYPE: ClassVar[str] = "error"
@@ -105,39 +89,17 @@ class ErrorOutput:
     evalue: str
     traceback: str
 
-    @classmethod
-    def read(cls, r: Reader) -> ErrorOutput:
-        return cls(ename=r.text("ename"), evalue=r.text("evalue"), traceback=r.text("traceback"))
-
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.TYPE, "ename": self.ename, "evalue": self.evalue, "traceback": self.traceback}
-
 
 Output = StreamOutput | DisplayOutput | ErrorOutput
 #: Output kinds by their ``type`` on disk; a new kind is one class here.
-OUTPUTS: dict[str, type[StreamOutput] | type[DisplayOutput] | type[ErrorOutput]] = {
-    c.TYPE: c for c in (StreamOutput, DisplayOutput, ErrorOutput)}
-
-
-def _variant(r: Reader, tag: str, classes: Mapping[str, Any], what: str) -> Any:
-    """One member of a tagged union (outputs by ``type``, records by ``kind``), read by its class."""
-    name = r.text(tag)
-    if name not in classes:
-        raise ResultFormatError(r.path(tag), f"unknown {what} {name!r} (known: {', '.join(classes)})")
-    found = classes[name].read(r)
-    r.done()
-    return found
-
-
-def output_from(r: Reader) -> Output:
-    return _variant(r, "type", OUTPUTS, "output type")
+OUTPUTS = codec.tagged("type", {c.TYPE: c for c in (StreamOutput, DisplayOutput, ErrorOutput)})
 
 
 # --- records: the values, tables and charts a snippet hands to the prose (see record.py) ------------------
 
 
 @dataclass(frozen=True)
-class ValueRecord:
+class ValueRecord(codec.Json):
     """A named scalar from ``glue``, shown inline in prose."""
 
     KIND: ClassVar[str] = "value"
@@ -146,91 +108,54 @@ class ValueRecord:
     unit: str | None = None
     cell: str = ""  # the cell that recorded it
 
-    @classmethod
-    def read(cls, r: Reader) -> ValueRecord:
-        return cls(name=r.text("name"), value=scalar(r.raw("value"), r.path("value")),
-                   unit=r.text("unit", nullable=True), cell=r.text("cell"))
 
-    def to_json(self) -> dict[str, Any]:
-        return {"kind": self.KIND, "name": self.name, "value": self.value, "unit": self.unit,
-                "cell": self.cell}
+def _rows_fit(rows: tuple[tuple[Scalar, ...], ...], fields: Mapping[str, Any]) -> None:
+    for i, row in enumerate(rows):
+        if len(row) != len(fields["columns"]):
+            raise Invalid(f"has {len(row)} cells for {len(fields['columns'])} columns", f"[{i}]")
 
 
 @dataclass(frozen=True)
-class TableRecord:
+class TableRecord(codec.Json):
     """A table from ``table``: column names and rows of scalars."""
 
     KIND: ClassVar[str] = "table"
     name: str
     columns: tuple[str, ...]
-    rows: tuple[tuple[Scalar, ...], ...]
+    rows: tuple[tuple[Scalar, ...], ...] = field(metadata=codec.check(_rows_fit))
     caption: str | None = None
     cell: str = ""
 
-    @classmethod
-    def read(cls, r: Reader) -> TableRecord:
-        columns = r.scalars("columns")
-        for i, column in enumerate(columns):
-            if not isinstance(column, str):
-                raise ResultFormatError(f"{r.path('columns')}[{i}]",
-                                        f"expected a string, got {kind(column)}")
-        rows = []
-        for i, row in enumerate(r.get("rows", list)):
-            where = f"{r.path('rows')}[{i}]"
-            values = r.scalars("rows", row, where)
-            if len(values) != len(columns):
-                raise ResultFormatError(where, f"has {len(values)} cells for {len(columns)} columns")
-            rows.append(values)
-        return cls(name=r.text("name"), columns=columns, rows=tuple(rows),  # type: ignore[arg-type]
-                   caption=r.text("caption", nullable=True), cell=r.text("cell"))
 
-    def to_json(self) -> dict[str, Any]:
-        return {"kind": self.KIND, "name": self.name, "columns": list(self.columns),
-                "rows": [list(row) for row in self.rows], "caption": self.caption, "cell": self.cell}
+def _series_fit(series: Mapping[str, tuple[int | float, ...]], fields: Mapping[str, Any]) -> None:
+    for label, values in series.items():
+        if len(values) != len(fields["x"]):
+            raise Invalid(f"has {len(values)} values for {len(fields['x'])} x positions", f".{label}")
 
 
 @dataclass(frozen=True)
-class ChartRecord:
+class ChartRecord(codec.Json):
     """Data for an SVG chart from ``chart``: x positions, one series of numbers per label, alt text."""
 
     KIND: ClassVar[str] = "chart"
-    CHARTS: ClassVar[tuple[str, ...]] = ("bar", "line")
     name: str
-    chart: str  # "bar" or "line"
+    chart: Literal["bar", "line"]
     x: tuple[Scalar, ...]
-    series: Mapping[str, tuple[int | float, ...]]
+    series: Mapping[str, tuple[int | float, ...]] = field(metadata=codec.check(_series_fit))
     alt: str
     title: str = ""
     x_label: str = ""
     y_label: str = ""
     cell: str = ""
 
-    @classmethod
-    def read(cls, r: Reader) -> ChartRecord:
-        chart = r.text("chart")
-        if chart not in cls.CHARTS:
-            raise ResultFormatError(r.path("chart"), f"expected 'bar' or 'line', got {chart!r}")
-        x = r.scalars("x")
-        series: dict[str, tuple[int | float, ...]] = {}
-        for label, values in r.get("series", dict).items():
-            where = f"{r.path('series')}.{label}"
-            if not isinstance(values, list) or not all(is_a(v, (int, float)) for v in values):
-                raise ResultFormatError(where, "expected a list of numbers")
-            if len(values) != len(x):
-                raise ResultFormatError(where, f"has {len(values)} values for {len(x)} x positions")
-            series[label] = tuple(values)
-        return cls(name=r.text("name"), chart=chart, x=x, series=series, alt=r.text("alt"),
-                   title=r.text("title"), x_label=r.text("x_label"), y_label=r.text("y_label"),
-                   cell=r.text("cell"))
 
-    def to_json(self) -> dict[str, Any]:
-        return {"kind": self.KIND, "name": self.name, "chart": self.chart, "x": list(self.x),
-                "series": {label: list(values) for label, values in self.series.items()}, "alt": self.alt,
-                "title": self.title, "x_label": self.x_label, "y_label": self.y_label, "cell": self.cell}
+def _within_interval(ratio: float, fields: Mapping[str, Any]) -> None:
+    if not fields["low"] <= ratio <= fields["high"]:
+        raise Invalid("the ratio lies outside its interval")
 
 
 @dataclass(frozen=True)
-class VerdictRecord:
+class VerdictRecord(codec.Json):
     """A comparison's verdict from the harness: the speed ratio, its interval and what the rule says.
 
     ``ratio`` is the baseline's median time over the candidate's; ``expected`` is the verdict the snippet
@@ -242,7 +167,7 @@ class VerdictRecord:
     name: str
     candidate: str
     baseline: str
-    ratio: float
+    ratio: float = field(metadata=codec.check(_within_interval))
     low: float
     high: float
     confidence: float
@@ -260,55 +185,21 @@ class VerdictRecord:
         """Whether the verdict is the one the snippet expects (or none was expected)."""
         return self.expected is None or self.expected is self.verdict
 
-    @classmethod
-    def read(cls, r: Reader) -> VerdictRecord:
-        numbers = {key: float(r.number(key)) for key in ("ratio", "low", "high", "confidence", "delta")}
-        if not numbers["low"] <= numbers["ratio"] <= numbers["high"]:
-            raise ResultFormatError(r.path("ratio"), "the ratio lies outside its interval")
-        noise = r.scalars("noise")
-        if not all(isinstance(n, str) for n in noise):
-            raise ResultFormatError(r.path("noise"), "expected a list of strings")
-        return cls(name=r.text("name"), candidate=r.text("candidate"), baseline=r.text("baseline"),
-                   **numbers, blocks=r.get("blocks", int), verdict=_verdict(r, "verdict"),
-                   expected=_verdict(r, "expected", nullable=True), noise=noise,  # type: ignore[arg-type]
-                   device=r.text("device"), line=r.get("line", int, nullable=True), cell=r.text("cell"))
-
-    def to_json(self) -> dict[str, Any]:
-        return {"kind": self.KIND, "name": self.name, "candidate": self.candidate, "baseline": self.baseline,
-                "ratio": self.ratio, "low": self.low, "high": self.high, "confidence": self.confidence,
-                "delta": self.delta, "blocks": self.blocks, "verdict": self.verdict.value,
-                "expected": None if self.expected is None else self.expected.value, "noise": list(self.noise),
-                "device": self.device, "line": self.line, "cell": self.cell}
-
-
-def _verdict(r: Reader, key: str, nullable: bool = False) -> Any:
-    text = r.text(key, nullable=nullable)
-    if text is None:
-        return None
-    try:
-        return Verdict.parse(text)
-    except ValueError as exc:
-        raise ResultFormatError(r.path(key), str(exc)) from None
-
 
 Record = ValueRecord | TableRecord | ChartRecord | VerdictRecord
 #: Record kinds by their ``kind``; each has its own section of a result (``values``, ``tables``, ...).
-RECORDS: dict[str, Any] = {c.KIND: c for c in (ValueRecord, TableRecord, ChartRecord, VerdictRecord)}
+RECORDS = codec.tagged("kind", {c.KIND: c for c in (ValueRecord, TableRecord, ChartRecord, VerdictRecord)})
 SECTIONS = {"value": "values", "table": "tables", "chart": "charts", "verdict": "verdicts"}
 
 
 def record_from_json(data: object, where: str = "record") -> Record:
     """A record as ``record.py`` emits it (with the runner's ``cell``)."""
-    return _variant(Reader(data, where), "kind", RECORDS, "record kind")
+    return codec.decode(Record, data, where)
 
 
-def section(r: Reader, kind: str) -> dict[str, Any]:
-    section = SECTIONS[kind]
-    found = {}
-    for name, data in r.get(section, dict).items():
-        record = record_from_json(data, f"{r.path(section)}.{name}")
-        if kind != record.KIND or record.name != name:
-            raise ResultFormatError(f"{r.path(section)}.{name}",
-                                    f"holds the {record.KIND} {record.name!r}, not the {kind} {name!r}")
-        found[name] = record
-    return found
+def filed_by_name(records: Mapping[str, Record], _: object) -> None:
+    """A section files each record under its own name (``values.n`` holds the value ``n``)."""
+    for name, record in records.items():
+        if record.name != name:
+            raise Invalid(f"holds the {record.KIND} {record.name!r}, not the {record.KIND} {name!r}",
+                          f".{name}")

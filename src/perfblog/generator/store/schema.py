@@ -1,7 +1,7 @@
 """The result file's format version, its digest, and the steps that bring an older document up to date.
 
-Changing the format: add the field to its class in ``result``/``content`` (``from_json`` reads it,
-``to_json`` writes it), bump ``SCHEMA``, and register in ``MIGRATIONS`` the step that turns a document of
+Changing the format: add the field to its class in ``result``/``content`` (the ``codec`` reads and
+writes it from its type), bump ``SCHEMA``, and register in ``MIGRATIONS`` the step that turns a document of
 the previous version into the new one (filling the field for old files). Older files then still load, and
 ``blog migrate`` rewrites the stored ones once, so committed results stay in one format.
 """
@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from perfblog.generator.errors import ResultFormatError
-from perfblog.generator.store.reader import kind
+from perfblog.generator.store.codec import kind
 
 #: The result format this code writes.
 SCHEMA = 5
