@@ -16,7 +16,7 @@ from executors import blog, engine, interval, overlap, site, snippet
 from perfblog.generator import device
 from perfblog.generator.errors import GeneratorError, SnippetError
 from perfblog.generator.run import runner
-from perfblog.generator.run.executor import Job, Request, Scope
+from perfblog.generator.run.executor import Job, Request, Workload
 from perfblog.generator.run.executors import EXECUTORS
 from perfblog.generator.run.local import Local
 from perfblog.generator.source.snippet import Purpose
@@ -146,7 +146,7 @@ def test_j_below_one_and_cluster_options_on_the_local_executor_are_refused(proje
     assert exit_.value.code == 2
     assert "-j must be at least 1, not 0" in capsys.readouterr().err
     with pytest.raises(GeneratorError, match="--address and --device-class go with --executor ray"):
-        EXECUTORS["local"].make(Request(address="ray://127.0.0.1:10001"), Scope(CPU, (), project, project))
+        EXECUTORS["local"].make(Request(address="ray://127.0.0.1:10001"), Workload(CPU, (), project, project))
 
 
 def test_without_ray_installed_the_ray_executor_says_how_to_install_it(
@@ -161,7 +161,7 @@ def test_without_ray_installed_the_ray_executor_says_how_to_install_it(
 
 def test_ray_options_are_refused_with_j(project: Path) -> None:
     with pytest.raises(GeneratorError, match="-j goes with the local executor"):
-        EXECUTORS["ray"].make(Request(workers=2), Scope(CPU, (), project, project))
+        EXECUTORS["ray"].make(Request(workers=2), Workload(CPU, (), project, project))
 
 
 @pytest.mark.kernel

@@ -22,7 +22,8 @@ import pytest
 from executors import blog, engine, interval, overlap, site, snippet
 
 from perfblog.generator.run import cluster
-from perfblog.generator.run.executor import Scope, Unwatched
+from perfblog.generator.run.executor import Job, Workload
+from perfblog.generator.source.snippet import Cell
 
 if TYPE_CHECKING:
     from ray.cluster_utils import Cluster
@@ -43,6 +44,16 @@ pytestmark = [
 ]
 
 A, B = "cpu-sim-a", "cpu-sim-b"
+
+
+class Unwatched:
+    """A batch followed by no one (the watch `blog run` passes shows progress)."""
+
+    def started(self, job: Job) -> None:
+        pass
+
+    def cell(self, job: Job, cell: Cell, done: int, total: int) -> None:
+        pass
 
 
 def free_port() -> int:
@@ -175,7 +186,7 @@ def test_a_task_past_its_time_is_ended_and_reported_naming_snippet_and_class(
     (snippets / "slow.py").write_text(snippet("behaviour", 120, timeout=2))
     (snippets / "stuck.py").write_text(snippet("behaviour", 120, timeout=1))
     eng = engine(project)
-    scope = Scope(eng.device_class, (eng.snippet("slow"), eng.snippet("stuck")), eng.settings.snippets_dir,
+    scope = Workload(eng.device_class, (eng.snippet("slow"), eng.snippet("stuck")), eng.settings.snippets_dir,
                   eng.store.root)
     # The runner's own limit, on the worker: the cell is ended after 2 s.
     with cluster.RayExecutor(scope, address=address, requested=(A,)) as executor:
@@ -207,7 +218,7 @@ def test_a_lost_connection_fails_what_was_running_naming_snippet_and_class(proje
     eng = engine(project)
     snips = (eng.snippet("long"), eng.snippet("quick"))
     with local_cluster([{A: 1}]) as (address, head):
-        scope = Scope(eng.device_class, snips, eng.settings.snippets_dir, eng.store.root)
+        scope = Workload(eng.device_class, snips, eng.settings.snippets_dir, eng.store.root)
         with cluster.RayExecutor(scope, address=address, requested=(A,)) as executor:
             outcomes = eng.run_many([eng.job(s, A) for s in snips], executor, Unwatched())
             first = next(outcomes)  # quick

@@ -15,7 +15,7 @@ from perfblog.generator.store import resolve
 from perfblog.generator.store.content import DisplayOutput, ErrorOutput, StreamOutput
 from perfblog.generator.store.result import CellResult, Provenance, Result
 
-PAGE = outputs.Page(image_url=lambda name: f"files/{name}", sanitizer=sanitize.Sanitizer(),
+PAGE = outputs.Placement(image_url=lambda name: f"files/{name}", sanitizer=sanitize.Sanitizer(),
                     labels=outputs.LABELS["en"], alt="output of s · c")
 OPTIONS = outputs.Options(max_lines=3)
 

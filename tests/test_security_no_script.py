@@ -74,7 +74,8 @@ def display(mime: str, data: str) -> dict[str, Any]:
 
 def shown_html(fragment: str) -> lxml.html.HtmlElement:
     """What a page shows of a ``text/html`` output: the sanitized display inside its ``div``."""
-    page = outputs.Page(image_url=str, sanitizer=sanitize.Sanitizer(), labels=outputs.labels("en"), alt="")
+    page = outputs.Placement(image_url=str, sanitizer=sanitize.Sanitizer(), labels=outputs.labels("en"),
+                             alt="")
     shown = outputs.RENDERERS["text/html"](DisplayOutput({"text/html": fragment}), "text/html", page,
                                            outputs.Options(), True)
     html = sanitize.readable(shown)

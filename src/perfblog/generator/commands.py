@@ -31,7 +31,7 @@ from perfblog.generator.config import declared_torch, settings_of
 from perfblog.generator.errors import SnippetError
 from perfblog.generator.render.embeds import provenance_line, same_version
 from perfblog.generator.run.engine import Engine, Settings
-from perfblog.generator.run.executor import Executor, Job, Request, Scope
+from perfblog.generator.run.executor import Executor, Job, Request, Workload
 from perfblog.generator.run.executors import EXECUTORS
 from perfblog.generator.run.local import Local
 from perfblog.generator.run.runner import RunResult
@@ -164,7 +164,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     snippets = [engine.snippet(name) for name in (args.snippets or engine.stems())]
     request = Request(workers=args.jobs, address=args.address,
                       device_classes=tuple(args.device_classes or ()))
-    scope = Scope(engine.device_class, tuple(snippets), engine.settings.snippets_dir, engine.store.root)
+    scope = Workload(engine.device_class, tuple(snippets), engine.settings.snippets_dir, engine.store.root)
     executor = EXECUTORS[args.executor].make(request, scope)
     console = _console(stderr=True)
     if not mode.executes:

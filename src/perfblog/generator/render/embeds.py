@@ -184,11 +184,11 @@ class Embeds:
         if stored is None:
             body = _placeholder(res, f"cell {found.key} is not in the stored result")
         else:
-            page = outputs.Page(image_url=lambda name: self.r.image_url(
-                                    res.snippet.stem, res.status.device_class, name, self.page_url),
-                                sanitizer=self._sanitizer(), labels=self.words,
-                                alt=f"output of {res.snippet.stem} · {found.key}")
-            body = outputs.show(stored, found.tags, page, self.r.options) \
+            placed = outputs.Placement(image_url=lambda name: self.r.image_url(
+                                           res.snippet.stem, res.status.device_class, name, self.page_url),
+                                       sanitizer=self._sanitizer(), labels=self.words,
+                                       alt=f"output of {res.snippet.stem} · {found.key}")
+            body = outputs.show(stored, found.tags, placed, self.r.options) \
                 or '<p class="snippet-empty">(no output)</p>'
         return _block(body, self._footer(res, f"{res.snippet.stem} · {found.key}"))
 

@@ -62,8 +62,9 @@ def labels(lang: str) -> Labels:
 
 
 @dataclass(frozen=True)
-class Page:
-    """What an output needs from the page it goes on."""
+class Placement:
+    """Where an output goes: what it needs from the page it is placed on (a post's own facts are
+    ``embeds.Page``)."""
 
     image_url: Callable[[str], str]  # a result image's file name -> its URL from this page
     sanitizer: sanitize.Sanitizer
@@ -71,7 +72,7 @@ class Page:
     alt: str  # the text of an image output's alt attribute
 
 
-def show(stored: CellResult, tags: tuple[Tag, ...], page: Page, options: Options) -> str:
+def show(stored: CellResult, tags: tuple[Tag, ...], page: Placement, options: Options) -> str:
     """The outputs of a cell as HTML, as its tags ask (removed streams, collapsed output); empty if none."""
     colours = options.colours and Tag.STRIP_ANSI not in tags
     removed = {name for tag, name in ((Tag.REMOVE_STDOUT, "stdout"), (Tag.REMOVE_STDERR, "stderr"))
@@ -86,7 +87,7 @@ def show(stored: CellResult, tags: tuple[Tag, ...], page: Page, options: Options
     return body
 
 
-def _one(out: Output, tags: tuple[Tag, ...], page: Page, options: Options, colours: bool) -> str:
+def _one(out: Output, tags: tuple[Tag, ...], page: Placement, options: Options, colours: bool) -> str:
     if isinstance(out, StreamOutput):
         if out.name == "stderr" and Tag.SHOW_STDERR not in tags:  # library warnings: kept, folded
             return _details("snippet-stderr", page.labels.stderr, _pre(terminal.html_lines(
@@ -152,7 +153,7 @@ def _artist_repr(out: Output) -> bool:
             and bool(_ARTIST.match(out.data["text/plain"])))
 
 
-def _show_image(out: DisplayOutput, name: str, page: Page, options: Options, colours: bool) -> str:
+def _show_image(out: DisplayOutput, name: str, page: Placement, options: Options, colours: bool) -> str:
     """The image file at the size the kernel asked for (CSS keeps it within the column)."""
     size = "".join(f' {key}="{value}"' for key, value in sorted(out.metadata.get(name, {}).items()))
     src = inert(page.image_url(out.data[name]))
@@ -160,14 +161,14 @@ def _show_image(out: DisplayOutput, name: str, page: Page, options: Options, col
             f'decoding="async"></p>')
 
 
-def _show_html(out: DisplayOutput, name: str, page: Page, options: Options, colours: bool) -> str:
+def _show_html(out: DisplayOutput, name: str, page: Placement, options: Options, colours: bool) -> str:
     source = out.data[name]
     table = "<table" in source
     cleaned = page.sanitizer.html(plain_tables(source) if table else source)
     return f'<div class="snippet-html{" snippet-table" if table else ""}">{cleaned}</div>'
 
 
-def _show_markdown(out: DisplayOutput, name: str, page: Page, options: Options, colours: bool) -> str:
+def _show_markdown(out: DisplayOutput, name: str, page: Placement, options: Options, colours: bool) -> str:
     html = page.sanitizer.markdown(out.data[name], options.markdown_seconds)
     return f'<div class="snippet-markdown">{html}</div>'
 
@@ -179,7 +180,7 @@ _DELIMITERS = (("$$", "$$"), ("\\[", "\\]"), ("\\(", "\\)"), ("$", "$"))
 MATH_CLASS = "snippet-math"
 
 
-def _show_latex(out: DisplayOutput, name: str, page: Page, options: Options, colours: bool) -> str:
+def _show_latex(out: DisplayOutput, name: str, page: Placement, options: Options, colours: bool) -> str:
     """Display math for the site's MathJax (``math.py``), which typesets ``.arithmatex`` elements; the
     delimiters IPython puts around it (``$\\displaystyle …$``) are replaced by display-math ones."""
     latex = out.data[name].strip()
@@ -192,15 +193,15 @@ def _show_latex(out: DisplayOutput, name: str, page: Page, options: Options, col
     return f'<div class="{MATH_CLASS} arithmatex">{inert(body)}</div>'
 
 
-def _show_json(out: DisplayOutput, name: str, page: Page, options: Options, colours: bool) -> str:
+def _show_json(out: DisplayOutput, name: str, page: Placement, options: Options, colours: bool) -> str:
     return highlighted(out.data[name], "json")
 
 
-def _show_text(out: DisplayOutput, name: str, page: Page, options: Options, colours: bool) -> str:
+def _show_text(out: DisplayOutput, name: str, page: Placement, options: Options, colours: bool) -> str:
     return terminal_block(out.data[name], "snippet-text", page.labels, options, colours)
 
 
-Renderer = Callable[[DisplayOutput, str, Page, Options, bool], str]
+Renderer = Callable[[DisplayOutput, str, Placement, Options, bool], str]
 #: How each kept MIME type shows (``mime.MIMES`` says so in words, for the reference).
 RENDERERS: dict[str, Renderer] = {
     **{m.name: _show_image for m in mime.MIMES if m.ext},

@@ -38,7 +38,7 @@ import perfblog
 from perfblog.generator import device
 from perfblog.generator.errors import ExecutionError
 from perfblog.generator.run import runner, workspace
-from perfblog.generator.run.executor import Job, Scope, Watch, execute, refused
+from perfblog.generator.run.executor import Job, Watch, Workload, execute, refused
 from perfblog.generator.run.runner import RunOptions, RunResult
 from perfblog.generator.source import snippet as snippet_module
 from perfblog.generator.source.snippet import Purpose, display_path
@@ -107,7 +107,7 @@ class Package:
                 "excludes": ["__pycache__"]}  # bytecode: each node compiles its own
 
 
-def package(scope: Scope, into: Path) -> Package:
+def package(scope: Workload, into: Path) -> Package:
     """Copy what the scope's snippets need into ``into``, laid out as in the project (the snippets dir's
     parent): the snippets dir, without hidden files, caches and the results, and the modules they import."""
     root = scope.snippets_dir.resolve()
@@ -233,7 +233,7 @@ class RayExecutor:
     name = "ray"
     here = False  # each task checks the copy it ran in
 
-    def __init__(self, scope: Scope, address: str | None = None, requested: Sequence[str] = (),
+    def __init__(self, scope: Workload, address: str | None = None, requested: Sequence[str] = (),
                  grace_s: float = GRACE_S) -> None:
         self.scope = scope
         self.address = address

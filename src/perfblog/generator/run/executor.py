@@ -49,16 +49,6 @@ class Watch(Protocol):
     def cell(self, job: Job, cell: Cell, done: int, total: int) -> None: ...
 
 
-class Unwatched:
-    """A watch that ignores everything."""
-
-    def started(self, job: Job) -> None:
-        pass
-
-    def cell(self, job: Job, cell: Cell, done: int, total: int) -> None:
-        pass
-
-
 class Executor(Protocol):
     """Runs jobs and yields each one's outcome as it finishes (in any order). Used as a context
     manager: what it connects to (a cluster) is held from entry to exit."""
@@ -78,7 +68,7 @@ class Executor(Protocol):
 
 
 @dataclass(frozen=True)
-class Scope:
+class Workload:
     """What an executor serves: this machine's device class, the snippets `blog run` was given (as
     found; jobs load them afresh), their folder and the results dir (never shipped anywhere)."""
 

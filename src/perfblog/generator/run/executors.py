@@ -6,18 +6,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from perfblog.generator.errors import GeneratorError
-from perfblog.generator.run.executor import Executor, Request, Scope
+from perfblog.generator.run.executor import Executor, Request, Workload
 from perfblog.generator.run.local import Local
 
 
-def _local(request: Request, scope: Scope) -> Executor:
+def _local(request: Request, scope: Workload) -> Executor:
     if request.address or request.device_classes:
         raise GeneratorError("--address and --device-class go with --executor ray; "
                              "the local executor runs on this machine's device class")
     return Local(scope.device_class, request.workers)
 
 
-def _ray(request: Request, scope: Scope) -> Executor:
+def _ray(request: Request, scope: Workload) -> Executor:
     from perfblog.generator.run import cluster  # imports Ray only when it connects
 
     if request.workers != 1:
@@ -30,7 +30,7 @@ def _ray(request: Request, scope: Scope) -> Executor:
 class Kind:
     """An executor `blog run --executor` can choose: how it is made, and what it is for."""
 
-    make: Callable[[Request, Scope], Executor]
+    make: Callable[[Request, Workload], Executor]
     help: str
 
 
