@@ -38,7 +38,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from seo_corpus import build  # noqa: E402 - the corpus test's own build of the site
 
-from perfblog.seo.audit import _FAST_ROOTS, _PARSER, _STRING, audit_site  # noqa: E402
+from perfblog.seo.audit import audit_site  # noqa: E402
+from perfblog.seo.facts import _FAST_ROOTS, _PARSER, _STRING  # noqa: E402
 from perfblog.seo.text import default_segmenter, normalize  # noqa: E402
 
 TARGET = 1.5

@@ -31,8 +31,9 @@ from perfblog.generator.source import snippet
 from perfblog.generator.store import resolve, store
 from perfblog.generator.store.result import MAX_OUTPUT
 from perfblog.seo import audit
+from perfblog.seo.checks.head import check_jsonld
 from perfblog.seo.errors import SubmitError, SubmitStateError
-from perfblog.seo.rules import PageFacts, check_jsonld
+from perfblog.seo.facts import PageFacts
 from perfblog.seo.submit.state import SubmitState
 
 ROOT = Path(__file__).parent.parent

@@ -11,8 +11,10 @@ import seo_pages
 
 from perfblog.seo import cli, robots
 from perfblog.seo.audit import audit_site
+from perfblog.seo.checks.keywords import check_keywords
+from perfblog.seo.facts import PageFacts
 from perfblog.seo.registry import Scope
-from perfblog.seo.rules import ERROR, RULES, PageFacts, check_keywords
+from perfblog.seo.rules import ERROR, RULES
 
 
 @pytest.fixture(scope="module")
@@ -181,7 +183,7 @@ def test_only_a_slug_that_spells_the_title_is_asked_to_spell_the_keyphrase(slug,
 
 
 def test_a_utf8_page_without_a_charset_declaration_is_read_as_utf8():
-    from perfblog.seo.audit import read_page
+    from perfblog.seo.facts import read_page
 
     html = (
         '<html lang="zh-CN"><head><meta name="keywords" content="整图编译"><title>整图编译</title></head>'
@@ -199,7 +201,7 @@ def test_a_page_without_a_body_is_audited_not_a_crash(tmp_path):
 
 
 def test_inline_code_is_text_and_code_blocks_and_permalinks_are_not():
-    from perfblog.seo.audit import read_page
+    from perfblog.seo.facts import read_page
 
     html = (
         '<html lang="zh-CN"><head><title>t</title></head><body><div class="md-content"><article>'
@@ -230,8 +232,8 @@ ENGLISH = "<p>" + "This page is written in English and says nothing in Chinese a
     ("en", seo_pages.PADDING, True),
 ])  # fmt: skip
 def test_lang_mismatch_weighs_ideographs_against_words_not_letters(lang, body, mismatch):
-    from perfblog.seo.audit import read_page
-    from perfblog.seo.rules import check_lang_matches_text
+    from perfblog.seo.checks.head import check_lang_matches_text
+    from perfblog.seo.facts import read_page
 
     html = f'<html lang="{lang}"><head><title>t</title></head><body><article>{body}</article></body></html>'
     found = list(check_lang_matches_text(read_page(html.encode(), "p.html")))
@@ -299,7 +301,8 @@ def test_one_sweep_of_a_page_finds_what_the_xpath_queries_find(tmp_path):
     document), on a page of edge cases and on every page of the broken-page fixtures."""
     from lxml import etree
 
-    from perfblog.seo.audit import _PARSER, _Parts, iter_pages
+    from perfblog.seo.audit import iter_pages
+    from perfblog.seo.facts import _PARSER, _Parts
 
     pages = [TRICKY.encode("utf-8")] + [html for _, html in iter_pages(seo_pages.write_site(tmp_path))]
     for html in pages:

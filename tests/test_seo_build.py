@@ -143,7 +143,7 @@ def test_built_site_passes_the_audit(built):
 
 
 def test_the_audit_reads_material_s_home_intro_and_headings_without_permalink_marks(built):
-    from perfblog.seo.audit import read_page
+    from perfblog.seo.facts import read_page
 
     facts = read_page((built / "index.html").read_bytes(), "index.html")
     assert facts.h1 == ["编译笔记"]  # Material's heading carries a ¶ permalink

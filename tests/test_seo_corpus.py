@@ -56,8 +56,8 @@ def test_the_corpus_names_its_source_licence_and_authors():
 def test_the_densest_honest_page_stuffed_is_caught(site: Path):
     """Not blind: 数组 at 9.5 % on OI-wiki's page about arrays is a warning; one stuffed paragraph
     added to the same page is an error."""
-    from perfblog.seo.audit import read_page
-    from perfblog.seo.rules import page_findings
+    from perfblog.seo.checks import page_findings
+    from perfblog.seo.facts import read_page
 
     html = (site / "lang" / "array" / "index.html").read_text(encoding="utf-8")
     honest = {f.rule: f.severity for f in page_findings(read_page(html.encode(), "lang/array/index.html"))}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from perfblog.seo import links
-from perfblog.seo.audit import read_page
+from perfblog.seo.facts import read_page
 
 BASE = "https://blog.example.com/notes/"
 

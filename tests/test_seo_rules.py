@@ -92,16 +92,36 @@ def test_a_check_is_registered_for_one_per_page_scope():
 
 
 def test_clauses_normalised_in_one_call_come_out_as_each_would_alone():
-    """`rules._clauses` normalises a text's clauses joined by NUL; each must equal its own
+    """`keywords._clauses` normalises a text's clauses joined by NUL; each must equal its own
     normalisation, whatever combines (ligatures, full-width forms, jamo, combining accents, Σ)."""
     import random
 
-    from perfblog.seo import rules, text
+    from perfblog.seo import text
+    from perfblog.seo.checks import keywords
 
     rng = random.Random(17)
     alphabet = list("abcΣΑςﬁＡＢ。．！？；，、!?;, .\u0301\u1100\u1161\u11a8\u00a0①㎒가") + [
         chr(rng.randrange(0x20, 0x3000)) for _ in range(300)]
     for _ in range(5000):
         body = "".join(rng.choice(alphabet) for _ in range(rng.randrange(80)))
-        alone = [text.normalize(part).replace(" ", "") for part in rules._CLAUSE_END.split(body)]
-        assert rules._clauses(body) == alone, body
+        alone = [text.normalize(part).replace(" ", "") for part in keywords._CLAUSE_END.split(body)]
+        assert keywords._clauses(body) == alone, body
+
+
+def test_checks_run_in_the_order_given_which_names_every_registered_check_once():
+    registry = Registry()
+    first_rule = registry.declare("first", Severity.INFO, Scope.POSTS, Topic.OTHER, "doc", "fix")
+    second_rule = registry.declare("second", Severity.INFO, Scope.POSTS, Topic.OTHER, "doc", "fix")
+
+    @registry.check(first_rule)
+    def first(facts: str):
+        yield first_rule.at(facts, "m", "m")
+
+    @registry.check(second_rule)
+    def second(facts: str):
+        yield second_rule.at(facts, "m", "m")
+
+    registry.order([second, first])
+    assert [f.rule for f in registry.page_findings("p.html", noindex=False, post=True)] == ["second", "first"]
+    with pytest.raises(ValueError, match=r"not so for \['first'\]"):
+        registry.order([second])

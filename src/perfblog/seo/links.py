@@ -26,8 +26,9 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from urllib.parse import quote, unquote, urljoin, urlsplit
 
+from perfblog.seo.facts import PageFacts
 from perfblog.seo.registry import Finding
-from perfblog.seo.rules import LINK_DEPTH_DEEP, LINK_DEPTH_MAX, ORPHAN_POST, PageFacts
+from perfblog.seo.rules import LINK_DEPTH_DEEP, LINK_DEPTH_MAX, ORPHAN_POST
 
 HOME = "index.html"
 #: Stands for the site's address when the home page names none: relative links still resolve.

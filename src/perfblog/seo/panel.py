@@ -3,7 +3,7 @@
 The panel lists the page's audit findings, grouped by topic (title, description, keyphrase density,
 placement, images, links, length, the rest), each topic with a good / info / warn / error state and
 what was measured. It reads the rendered page with the audit's own reader and applies the audit's
-own rules (`perfblog.seo.audit.read_page`, `perfblog.seo.rules.page_findings`), so the panel and
+own rules (`perfblog.seo.facts.read_page`, `perfblog.seo.checks.page_findings`), so the panel and
 `blog seo audit` never disagree. A draft is audited as it will be once published: its draft-only
 `noindex` is ignored. It speaks the page's language (Chinese, else English), lists leftover
 placeholders first, and previews the search result at the site's own address, not the local server's.
@@ -20,10 +20,11 @@ from dataclasses import dataclass, replace
 from html import escape
 
 from perfblog.core.conventions import PLACEHOLDERS, wording
-from perfblog.seo import rules, text
-from perfblog.seo.audit import read_page, score
+from perfblog.seo import checks, rules, text
+from perfblog.seo.audit import score
+from perfblog.seo.facts import PageFacts, read_page
 from perfblog.seo.registry import Finding, Severity, Topic
-from perfblog.seo.rules import RULES, PageFacts
+from perfblog.seo.rules import RULES
 
 GOOD = "good"
 MARKS = {GOOD: "✓", Severity.INFO: "i", Severity.WARNING: "!", Severity.ERROR: "✗"}
@@ -118,7 +119,7 @@ def audit_page(html: str, page: str, *, draft: bool, site_findings: Iterable[Fin
     if draft:  # the noindex comes from the draft status and leaves with it
         facts = replace(facts, robots="")  # a copy: the facts given may be remembered by the build
     grouped: dict[Topic, list[Finding]] = {topic: [] for topic in Topic}
-    for finding in (*rules.page_findings(facts), *site_findings):
+    for finding in (*checks.page_findings(facts), *site_findings):
         grouped[RULES[finding.rule].topic].append(finding)
     words = wording(facts.lang or "en")
     rows = tuple(

@@ -44,8 +44,9 @@ from perfblog.seo import (
 from perfblog.seo.baseline import Baseline
 from perfblog.seo.config import SeoConfig
 from perfblog.seo.errors import SeoError
+from perfblog.seo.facts import PageFacts
 from perfblog.seo.registry import Finding
-from perfblog.seo.rules import ROBOTS_TXT_NOT_AT_ROOT, PageFacts
+from perfblog.seo.rules import ROBOTS_TXT_NOT_AT_ROOT
 
 log = logging.getLogger("mkdocs.plugins.seo")
 

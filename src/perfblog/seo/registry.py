@@ -9,7 +9,7 @@ only by a declared rule (`Rule.at`), per-page checks are registered with the rul
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum, StrEnum
 from typing import Any
@@ -129,7 +129,7 @@ class Rule:
         return f"{self.severity} / {self.worst}" if self.worst else str(self.severity)
 
 
-Check = Callable[[Any], Iterator[Finding]]  # a function of one page's facts (`rules.PageFacts`)
+Check = Callable[[Any], Iterator[Finding]]  # a function of one page's facts (`facts.PageFacts`)
 
 
 @dataclass(frozen=True)
@@ -167,6 +167,15 @@ class Registry:
             return function
 
         return register
+
+    def order(self, checks: Sequence[Check]) -> None:
+        """Run the registered checks in the order of ``checks`` (each of them once), broadest scope
+        first as always: the order a page's findings are reported in, whatever module declares each."""
+        registered = {check.run: check for check in self._checks}
+        if len(checks) != len(registered) or set(checks) != set(registered):
+            named = sorted(c.__name__ for c in set(checks) ^ set(registered))
+            raise ValueError(f"the order names every registered check once; not so for {named}")
+        self._checks = [registered[run] for run in checks]
 
     def page_findings(self, facts: Any, *, noindex: bool, post: bool) -> Iterator[Finding]:
         """Every finding of the checks whose scope covers this page, broadest scope first."""

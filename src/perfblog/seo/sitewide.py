@@ -1,6 +1,6 @@
 """The checks no page can make alone, through an index the audit fills page by page.
 
-`SiteIndex.add` takes what each page's facts say (read once, by `audit.read_page`) and keeps only
+`SiteIndex.add` takes what each page's facts say (read once, by `facts.read_page`) and keeps only
 what the site-wide rules compare: the ids a `#fragment` may target, the page's links, the files it
 loads, its canonical URL and a MinHash sketch of its text. `SiteIndex.findings` then checks links,
 fragments, canonical and sitemap URLs against the built files, weighs each page with what it loads,
@@ -22,8 +22,8 @@ from urllib.parse import unquote, urlsplit
 import numpy as np
 
 from perfblog.seo import links, rules, text
+from perfblog.seo.facts import PageFacts
 from perfblog.seo.registry import Finding
-from perfblog.seo.rules import PageFacts
 
 _SKIPPED_SCHEMES = ("mailto", "tel", "javascript", "data", "ftp")
 _PLACEHOLDER_ROOT = "https://site.invalid/"  # a site without canonical URLs: only relative links resolve
@@ -100,7 +100,7 @@ class SiteIndex:
     @staticmethod
     def entry(facts: PageFacts) -> tuple[IndexedPage, frozenset[str]]:
         """What the index keeps of a page: its `IndexedPage` and the ids its #fragments may name."""
-        indexable = not facts.noindex and rules.prose_chars(facts) >= NEAR_MIN_CHARS
+        indexable = not facts.noindex and facts.prose_chars >= NEAR_MIN_CHARS
         page = IndexedPage(
             facts.page, facts.canonical, facts.noindex, (*facts.content_links, *facts.fragments),
             tuple(facts.resources), facts.size,
