@@ -13,7 +13,7 @@ import pytest
 from perfblog.generator.errors import EmbedError, SnippetError
 from perfblog.generator.render import charts, embeds, render, sanitize
 from perfblog.generator.source import snippet
-from perfblog.generator.store import resolve
+from perfblog.generator.store import codec, resolve
 from perfblog.generator.store.content import ChartRecord
 from perfblog.generator.store.result import Result
 from perfblog.generator.store.schema import digest
@@ -47,7 +47,7 @@ def snip(tmp_path: Path) -> snippet.Snippet:
 
 def result(snip: snippet.Snippet, prov: dict[str, Any], **extra: Any) -> Result:
     data = {
-        "snippet": "demo", "key": snip.key, "hashes": snip.hashes.to_json(), "status": "ok",
+        "snippet": "demo", "key": snip.key, "hashes": codec.write(snip.hashes), "status": "ok",
         "device_class": "cuda-nvidia-h200" if prov["gpu"] else "cpu-x86_64", "provenance": prov,
         "cells": [
             {"name": "bench", "source": "", "wall_s": 0.1, "raises": False, "hide": False, "line": 1,

@@ -160,15 +160,15 @@ def test_reordered_cells_are_a_reason(snippets: Path) -> None:
 def test_an_unchanged_file_is_read_back_from_its_result_without_parsing(snippets: Path) -> None:
     parsed = snippet.load(snippets / "demo.py", snippets)
     result = stored(parsed, ran(parsed))
-    again = snippet.from_result(snippets / "demo.py", snippets, result)
+    again = resolve.recorded(snippets / "demo.py", snippets, result)
     assert again is not None and again.key == parsed.key
     assert [(c.key, c.line, c.raises, c.hide) for c in again.code_cells] == \
         [(c.key, c.line, c.raises, c.hide) for c in parsed.code_cells]
     write(snippets, GOOD.replace("# Prose about the benchmark.", "# Edited prose."))
-    assert snippet.from_result(snippets / "demo.py", snippets, result) is None  # bytes changed: parse
+    assert resolve.recorded(snippets / "demo.py", snippets, result) is None  # bytes changed: parse
     write(snippets, GOOD)
     write(snippets, "ONE = 3\n", "_inner.py")
-    assert snippet.from_result(snippets / "demo.py", snippets, result) is None  # a module changed
+    assert resolve.recorded(snippets / "demo.py", snippets, result) is None  # a module changed
 
 
 def test_added_and_removed_cells_are_reasons(snippets: Path) -> None:

@@ -17,7 +17,7 @@ import pytest
 from perfblog.generator import commands, device
 from perfblog.generator.errors import GeneratorError, LockError
 from perfblog.generator.run.engine import Engine, Settings
-from perfblog.generator.store import resolve
+from perfblog.generator.store import codec, resolve
 from perfblog.generator.store.resolve import Mode
 from perfblog.generator.store.result import Provenance, Result
 from perfblog.generator.store.store import Store
@@ -58,7 +58,7 @@ def fake_result(eng: Engine, device_class: str, ran_at: str, stale: bool = False
     """A hand-written result file, as another machine would have committed it."""
     snip = eng.snippet(stem)
     h200 = {"name": "NVIDIA H200", "driver": "570.86", "cuda": "12.8", "capability": "9.0"}
-    result = {"snippet": stem, "key": "0" * 64 if stale else snip.key, "hashes": snip.hashes.to_json(),
+    result = {"snippet": stem, "key": "0" * 64 if stale else snip.key, "hashes": codec.write(snip.hashes),
               "status": "ok", "device_class": device_class,
               "cells": [{"name": "main", "source": "", "outputs": [], "wall_s": 1.0, "raises": False,
                          "hide": False, "line": 4}],

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from perfblog.generator import terminal
 from perfblog.generator.errors import EmbedError
-from perfblog.generator.render import embeds, outputs, render, sanitize, terminal
+from perfblog.generator.render import embeds, outputs, render, sanitize
 from perfblog.generator.source import snippet
 from perfblog.generator.source.celltags import Tag
 from perfblog.generator.store import resolve

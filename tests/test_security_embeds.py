@@ -19,7 +19,7 @@ from perfblog.generator import build
 from perfblog.generator.errors import EmbedError
 from perfblog.generator.render import embeds, render, sandbox, sanitize
 from perfblog.generator.source import snippet
-from perfblog.generator.store import resolve
+from perfblog.generator.store import codec, resolve
 from perfblog.generator.store.content import image_name
 from perfblog.generator.store.result import Result
 
@@ -54,7 +54,7 @@ def result(snip: snippet.Snippet, s: str = "x", *, outputs: list[dict[str, Any]]
         {"type": "display", "data": {"text/plain": s}},
     ]
     return Result.from_json({
-        "schema": 1, "snippet": "demo", "key": snip.key, "hashes": snip.hashes.to_json(), "status": "ok",
+        "schema": 1, "snippet": "demo", "key": snip.key, "hashes": codec.write(snip.hashes), "status": "ok",
         "device_class": "cpu-x86_64", "provenance": prov(s or "cpu"),
         "cells": [
             {"name": "bench", "source": "", "wall_s": 0.1, "raises": False, "hide": False, "line": 1,

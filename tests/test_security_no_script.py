@@ -26,7 +26,7 @@ import pytest
 from perfblog.generator import build
 from perfblog.generator.render import maths, outputs, sanitize
 from perfblog.generator.source import snippet
-from perfblog.generator.store import resolve
+from perfblog.generator.store import codec, resolve
 from perfblog.generator.store.content import DisplayOutput, image_name
 from perfblog.generator.store.result import Result
 from perfblog.generator.store.store import Store
@@ -54,7 +54,7 @@ def store_result(root: Path, cells: dict[str, list[dict[str, Any]]], images: dic
     (snippets / "attack.py").write_text(SOURCE, encoding="utf-8")
     snip = snippet.load(snippets / "attack.py", snippets)
     result = Result.from_json({
-        "schema": 1, "snippet": "attack", "key": snip.key, "hashes": snip.hashes.to_json(), "status": "ok",
+        "schema": 1, "snippet": "attack", "key": snip.key, "hashes": codec.write(snip.hashes), "status": "ok",
         "device_class": CPU,
         "provenance": {"device": "cpu", "cpu": "Intel Xeon", "cores": 2, "python": "3.12", "torch": "2.13.0",
                        "triton": None, "gpu": None, "git_commit": None, "git_dirty": None,

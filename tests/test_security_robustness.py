@@ -213,7 +213,7 @@ def test_a_result_edited_by_hand_is_reported_not_fresh(tmp_path: Path) -> None:
     assert result.key == snip.key and not result.intact
     status = resolve.status_of(snip, "cpu-x86_64", result)
     assert status.state == "stale" and status.reasons == [resolve.EDITED]
-    assert snippet.from_result(snip.path, snip.root, result) is None  # its cells are never shown as code
+    assert resolve.recorded(snip.path, snip.root, result) is None  # its cells are never shown as code
 
 
 # --- case 8: a message, not a crash --------------------------------------------------------------------

@@ -36,10 +36,11 @@ from perfblog.core.conventions import SNIPPETS_PLUGIN
 from perfblog.core.escape import markdown_text as inert
 from perfblog.core.project import Project, front_matter_line
 from perfblog.core.urls import readable
+from perfblog.generator import terminal
 from perfblog.generator.build import REPORT, STATE_REPORT
 from perfblog.generator.config import settings_of
 from perfblog.generator.errors import ExportError
-from perfblog.generator.render import embeds, terminal
+from perfblog.generator.render import embeds
 from perfblog.generator.render.embeds import Embeds, Resolved
 from perfblog.generator.render.render import Renderer
 from perfblog.generator.run.engine import Engine

@@ -16,7 +16,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from perfblog.generator.render import sanitize, terminal
+from perfblog.generator import terminal
+from perfblog.generator.render import sanitize
 from perfblog.generator.source.celltags import Tag
 from perfblog.generator.store import mime
 from perfblog.generator.store.content import DisplayOutput, ErrorOutput, Output, StreamOutput

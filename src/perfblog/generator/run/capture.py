@@ -16,8 +16,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from perfblog.generator import terminal
 from perfblog.generator.errors import ResultFormatError
-from perfblog.generator.render import terminal
 from perfblog.generator.source.snippet import Cell
 from perfblog.generator.store import mime
 from perfblog.generator.store.content import (

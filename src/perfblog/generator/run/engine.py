@@ -101,7 +101,7 @@ class Engine:
                 return cached[1]
         parsed = None
         for result in self.results(path.stem).values():
-            parsed = snippet.from_result(path, self.settings.snippets_dir, result)
+            parsed = resolve.recorded(path, self.settings.snippets_dir, result)
             if parsed is not None:
                 break
         if parsed is None:

@@ -13,7 +13,7 @@ import json
 import math
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -27,7 +27,6 @@ from perfblog.generator.device import DECLARATIONS
 from perfblog.generator.errors import SnippetError
 from perfblog.generator.source import hidden, notebook
 from perfblog.generator.source.celltags import NAME_PREFIX, OPTION_TAGS, Tag, display_tags
-from perfblog.generator.store.result import Hashes, Result
 
 #: A snippet's name (its file's stem) as posts and commands give it.
 STEM = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
@@ -123,12 +122,23 @@ class Cell:
         """Hash of what can change this cell's result: normalised source, name and flags."""
         payload = {"source": normalise(self.source), "name": self.name, "raises": self.raises,
                    "hide": self.hide}
-        return _sha256(json.dumps(payload, sort_keys=True).encode())
+        return sha256(json.dumps(payload, sort_keys=True).encode())
 
 
 #: Which modules a key covers; bumped when that rule changes, so stored results are re-checked. 3: the
 #: harness is ``perfblog.harness`` (``store.key_scheme`` re-keys the results of scheme 2 it only moved).
 KEY_SCHEME = 3
+
+
+@dataclass(frozen=True)
+class Hashes:
+    """What the key was made of, so staleness can say which part changed; a result stores them."""
+
+    code: str  # all code cells
+    cells: Mapping[str, str]  # cell name -> hash
+    modules: Mapping[str, str]  # local module path (relative to the snippets dir) -> hash
+    file: str  # the snippet file's bytes
+    scheme: int  # which modules the key covers (``KEY_SCHEME``)
 
 
 @dataclass(frozen=True)
@@ -162,7 +172,7 @@ class Snippet:
 
     @property
     def code_hash(self) -> str:
-        return _sha256(json.dumps([c.digest for c in self.code_cells]).encode())
+        return sha256(json.dumps([c.digest for c in self.code_cells]).encode())
 
     @property
     def key(self) -> str:
@@ -170,7 +180,7 @@ class Snippet:
         payload: dict[str, Any] = {"code": self.code_hash, "modules": dict(sorted(self.modules.items()))}
         if run := {k: v for k, v in sorted(self.options.items()) if HEADER_OPTIONS[k].in_key}:
             payload["options"] = run  # only when set, so the keys of snippets without any stay as they were
-        return _sha256(json.dumps(payload, sort_keys=True).encode())
+        return sha256(json.dumps(payload, sort_keys=True).encode())
 
     @property
     def hashes(self) -> Hashes:
@@ -223,35 +233,7 @@ def _parse(path: Path, root: Path, text: str) -> Snippet:
         cells.append(cell)
     modules = local_modules((c for c in cells if c.kind == "code"), root)
     return Snippet(path=path, root=root, cells=tuple(cells), options=options, modules=modules,
-                   file_hash=_sha256(text.encode("utf-8")))
-
-
-def from_result(path: Path, root: Path, result: Result) -> Snippet | None:
-    """The snippet's code cells as a stored result recorded them, if neither the file nor its local
-    modules changed since (same bytes, same hashes): a build with fresh results never parses a snippet.
-    The cells carry no prose, so only reading uses this, never a run; the header's options are the
-    ones the result was made with (same bytes, same header).
-    """
-    hashes = result.hashes
-    if hashes.scheme != KEY_SCHEME or not result.intact:
-        return None  # keyed by an older rule, or edited by hand: parse the file and compare afresh
-    try:
-        if not hashes.file or hashes.file != _sha256(Path(path).read_bytes()):
-            return None
-        for rel, digest in hashes.modules.items():
-            module = Path(root) / rel
-            if not module.is_file() or _sha256(module.read_bytes()) != digest:
-                return None
-    except OSError:
-        return None
-    cells = tuple(
-        Cell(index=i, kind="code", source=c.source, line=c.line,
-             name=None if c.name.startswith("#") else c.name, raises=c.raises, hide=c.hide, number=i + 1,
-             tags=display_tags(c.tags))
-        for i, c in enumerate(result.cells))
-    snippet = Snippet(path=Path(path).resolve(), root=Path(root).resolve(), cells=cells,
-                      options=dict(result.options), modules=dict(hashes.modules), file_hash=hashes.file)
-    return snippet if snippet.key == result.key else None
+                   file_hash=sha256(text.encode("utf-8")))
 
 
 def _cell(index: int, nb_cell: notebook.RawCell, where: str, number: int) -> Cell:
@@ -363,7 +345,7 @@ def local_modules(code_cells: Iterable[Cell], root: Path) -> dict[str, str]:
             if rel in found:
                 continue
             data = module_path.read_bytes()
-            found[rel] = _sha256(data)
+            found[rel] = sha256(data)
             pending.append((data.decode("utf-8", "replace"), module_path))
     return found
 
@@ -432,7 +414,8 @@ def _inside(path: Path, root: Path) -> bool:
     return "_results" not in path.parts
 
 
-def _sha256(data: bytes) -> str:
+def sha256(data: bytes) -> str:
+    """The hex SHA-256 every hash of a snippet and its modules is."""
     return hashlib.sha256(data).hexdigest()
 
 

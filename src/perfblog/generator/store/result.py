@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from perfblog.generator.errors import ResultFormatError
+from perfblog.generator.source.snippet import Hashes
 from perfblog.generator.store import codec
 from perfblog.generator.store.codec import Scalar
 from perfblog.generator.store.content import (
@@ -51,17 +52,6 @@ class CellResult(codec.Json):
     raises: bool = False
     hide: bool = False
     tags: tuple[str, ...] = ()  # its display tags (``celltags``), which change how embeds show it
-
-
-@dataclass(frozen=True)
-class Hashes(codec.Json):
-    """What the key was made of, so staleness can say which part changed (see ``snippet.Snippet``)."""
-
-    code: str  # all code cells
-    cells: Mapping[str, str]  # cell name -> hash
-    modules: Mapping[str, str]  # local module path (relative to the snippets dir) -> hash
-    file: str  # the snippet file's bytes
-    scheme: int  # which modules the key covers (``snippet.KEY_SCHEME``)
 
 
 @dataclass(frozen=True)
