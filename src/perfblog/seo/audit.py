@@ -125,13 +125,6 @@ def iter_pages(site_dir: Path, skip: Container[str] = ()) -> Iterator[tuple[str,
             yield rel, data
 
 
-def read_site(site_dir: Path) -> list[PageFacts]:
-    """The facts of every page under `site_dir`, in path order."""
-    if not site_dir.is_dir():
-        raise AuditError(f"{site_dir}: not a folder of built HTML")
-    return [read_page(html, rel) for rel, html in iter_pages(site_dir)]
-
-
 #: At most this many pages are remembered by a memo (`Auditor.read`); then it starts again.
 MEMO_PAGES = 20_000
 
