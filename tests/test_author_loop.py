@@ -205,7 +205,7 @@ def test_the_panels_search_preview_shows_the_page_at_the_sites_own_address() -> 
     served = seo_pages.page("clean").replace("https://example.org/", "http://127.0.0.1:8000/notes/")
     out = lxml.html.document_fromstring(panel.decorate(
         served, "p.html", draft=False, post=True, site_url="https://blog.example.org/notes/",
-        served_url="http://127.0.0.1:8000/notes/"))
+        server_url="http://127.0.0.1:8000/notes/"))
     assert out.xpath("string(//div[@class='blog-seo-serp-url'])").startswith("https://blog.example.org/notes/")
 
 

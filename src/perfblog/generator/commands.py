@@ -30,6 +30,7 @@ from perfblog.generator import device, rename
 from perfblog.generator.config import declared_torch, settings_of
 from perfblog.generator.errors import SnippetError
 from perfblog.generator.render.embeds import provenance_line, same_version
+from perfblog.generator.run import runner
 from perfblog.generator.run.engine import Engine, Settings
 from perfblog.generator.run.executor import Executor, Job, Request, Workload
 from perfblog.generator.run.executors import EXECUTORS
@@ -76,9 +77,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--mode", choices=[m.value for m in Mode], default=None,
                      help=f"auto (default), frozen, force or off; default from ${resolve.MODE_ENV}")
     run.add_argument("--timeout-cell", type=_seconds, default=None, metavar="S",
-                     help="per-cell timeout (default: exec_timeout_cell, 600 s)")
+                     help=f"per-cell timeout (default: exec_timeout_cell, {runner.CELL_TIMEOUT} s)")
     run.add_argument("--timeout-snippet", type=_seconds, default=None, metavar="S",
-                     help="per-snippet timeout (default: exec_timeout_snippet, 1800 s); "
+                     help=f"per-snippet timeout (default: exec_timeout_snippet, {runner.SNIPPET_TIMEOUT} s); "
                           "a snippet header's blog: {timeout: N} overrides")
     run.add_argument("-j", "--jobs", type=_count, default=1, metavar="N",
                      help="run behaviour-only snippets (blog: {purpose: behaviour}) N at a time on this "

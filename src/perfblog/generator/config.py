@@ -13,6 +13,7 @@ from perfblog.core.project import Layout
 from perfblog.generator.device import DEVICES, EnvPolicy
 from perfblog.generator.render import outputs
 from perfblog.generator.run.engine import Settings
+from perfblog.generator.run.runner import CELL_TIMEOUT, SNIPPET_TIMEOUT
 from perfblog.generator.store import resolve
 from perfblog.generator.store.resolve import Mode
 from perfblog.generator.store.result import MAX_OUTPUT
@@ -74,9 +75,9 @@ class SnippetsConfig(base.Config):
     """Folder of the frozen results, one JSON file per snippet and device class; commit it."""
     exec_mode = _Mode(tuple(m.value for m in Mode), default=Mode.AUTO.value)
     """When a build executes snippets; the environment variable `BLOG_EXEC_MODE` wins over it."""
-    exec_timeout_cell = _Seconds(default=600)
+    exec_timeout_cell = _Seconds(default=CELL_TIMEOUT)
     """Seconds one cell may run (0: no limit); a snippet's header `blog: {cell_timeout: N}` overrides."""
-    exec_timeout_snippet = _Seconds(default=1800)
+    exec_timeout_snippet = _Seconds(default=SNIPPET_TIMEOUT)
     """Seconds a whole snippet may run (0: no limit); a snippet's header `blog: {timeout: N}` overrides."""
     exec_device = c.Choice(DEVICES, default="auto")
     """Where snippets execute: `auto` (a GPU when there is one), `cpu` or `cuda`."""
@@ -94,7 +95,7 @@ class SnippetsConfig(base.Config):
     """Also draw each embedded chart as a PNG in the site, for `blog export` (platforms take no SVG)."""
     chart_font = c.Optional(c.Type(str))
     """A CJK font file for the chart PNGs, relative to mkdocs.yml; default: one installed here."""
-    output_max_lines = _Count(default=40)
+    output_max_lines = _Count(default=outputs.MAX_LINES)
     """Terminal text (what a cell printed, a plain display) longer than this many lines shows its first
     lines and a "show all" control; the rest is in the page either way."""
     output_colours = c.Type(bool, default=True)

@@ -78,7 +78,7 @@ class Panel:
     topics: tuple[Row, ...]
     facts: PageFacts
     site_url: str | None = None  # the site's own address, for the preview (serve runs on a local one)
-    served_url: str | None = None  # the local server's, which the served page's canonical starts with
+    server_url: str | None = None  # the local server's, which the served page's canonical starts with
 
     @property
     def language(self) -> str:
@@ -88,8 +88,8 @@ class Panel:
     def address(self) -> str:
         """The page's canonical URL as the search result will show it: at the site's own address."""
         url = self.facts.canonical or self.page
-        if self.site_url and self.served_url and url.startswith(self.served_url):
-            return self.site_url + url[len(self.served_url):]
+        if self.site_url and self.server_url and url.startswith(self.server_url):
+            return self.site_url + url[len(self.server_url):]
         return url
 
     @property
@@ -106,12 +106,12 @@ class Panel:
 
 
 def audit_page(html: str, page: str, *, draft: bool, site_findings: Iterable[Finding] = (),
-               site_url: str | None = None, served_url: str | None = None,
+               site_url: str | None = None, server_url: str | None = None,
                facts: PageFacts | None = None) -> Panel:
     """Audit one rendered page with the audit's rules; ``page`` is its path in the site.
 
     ``site_findings`` are this page's findings of the rules that look at the whole site (the link
-    graph), which the plugin computes once the site is built. ``site_url`` and ``served_url`` (both with
+    graph), which the plugin computes once the site is built. ``site_url`` and ``server_url`` (both with
     their trailing slash) let the preview show the page at the site's own address. ``facts``: the
     page's facts when the build read them already (the panel then parses nothing).
     """
@@ -127,16 +127,16 @@ def audit_page(html: str, page: str, *, draft: bool, site_findings: Iterable[Fin
             _MEASURES[topic](facts, words == "zh"), tuple(found))
         for topic, found in grouped.items()
     )
-    return Panel(page, rows, facts, site_url, served_url)
+    return Panel(page, rows, facts, site_url, server_url)
 
 
 def decorate(html: str, page: str, *, draft: bool, post: bool, site_findings: Iterable[Finding] = (),
-             site_url: str | None = None, served_url: str | None = None,
+             site_url: str | None = None, server_url: str | None = None,
              facts: PageFacts | None = None) -> str:
     """The served page with the draft banner (drafts) and the SEO panel (posts) at the top of the article."""
     parts = []
     panel = audit_page(html, page, draft=draft, site_findings=site_findings, site_url=site_url,
-                       served_url=served_url, facts=facts)
+                       server_url=server_url, facts=facts)
     if draft:
         parts.append(banner_html(panel.language))
     if post:

@@ -72,6 +72,8 @@ class SeoPlugin(BasePlugin[SeoConfig]):
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         if not config.site_url:
             raise PluginError("seo: set site_url in mkdocs.yml; canonical URLs and sitemaps need it")
+        # The address pages are built for: site_url, normalised once here, or under `serve` the local
+        # server's, which MkDocs puts in its place.
         url = project.normalise_url(config.site_url)
         layout = project.layout(config)  # the snippets plugin's folders: their history dates the posts
         self.cache = Cache(layout.root, layout.cache_folder)  # the memo, the cards and the pinyin of titles
@@ -114,14 +116,16 @@ class SeoPlugin(BasePlugin[SeoConfig]):
             posts=tuple(map(str, self.config.seo_posts)),
             authors=pages.material_authors(config, layout.docs_dir),
         )
-        # `serve` replaces site_url with its own address; the panel previews pages at the configured one.
-        self.served_url = url
-        self.own_url = url
+        # The configured site URL, and under `serve` the local server's address: the panel previews each
+        # served page at the site URL.
+        self.site_url: str = url
+        self.server_url: str | None = None
         if self.serving and config.config_file_path:
             try:
-                self.own_url = project.configured_site_url(Path(config.config_file_path)) or url
+                self.site_url = project.configured_site_url(Path(config.config_file_path)) or url
             except ProjectError as exc:
                 raise PluginError(f"seo: {exc}") from exc
+            self.server_url = url
         self.theme = theme.apply(config, self.config)  # only what mkdocs.yml asks for
         self.cards = None
         if self.config.seo_cards and not _social_cards(config):
@@ -351,11 +355,11 @@ class SeoPlugin(BasePlugin[SeoConfig]):
             path = site_dir / served.page
             built = path.read_bytes()
             found = graph.get(served.page, ())
-            key = hashlib.blake2b(repr((built, served, found, self.own_url, self.served_url)).encode(),
+            key = hashlib.blake2b(repr((built, served, found, self.site_url, self.server_url)).encode(),
                                   digest_size=20).digest()  # fmt: skip
             html = memo.SERVED.panel(key, lambda served=served, built=built, found=found: panel.decorate(
                 built.decode("utf-8"), served.page, draft=served.draft, post=served.post,
-                site_findings=found, site_url=self.own_url, served_url=self.served_url,
+                site_findings=found, site_url=self.site_url, server_url=self.server_url,
                 facts=self.panel_facts.get(served.page),
             ).encode("utf-8"))  # a page, its findings and its addresses as decorated before: the same panel
             atomic_write(path, html, durable=False)  # rewritten on every rebuild of `serve`

@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from perfblog.core import timebound
 from perfblog.generator import terminal
 from perfblog.generator.render import sanitize
 from perfblog.generator.source.celltags import Tag
@@ -28,13 +29,17 @@ inert = sanitize.text
 NEWLINE = "&#10;"
 
 
+#: Lines of terminal text shown before a "show all" control, unless the site says (``output_max_lines``).
+MAX_LINES = 40
+
+
 @dataclass(frozen=True)
 class Options:
     """A site's choices for outputs (the `snippets` plugin's `output_*` options)."""
 
-    max_lines: int = 40  # terminal text longer than this shows its first lines and a "show all" control
+    max_lines: int = MAX_LINES  # terminal text longer than this shows its first lines and "show all"
     colours: bool = True  # terminal colours as spans; False strips them everywhere
-    markdown_seconds: float = 10.0  # how long converting a text/markdown output may take (markdown_timeout)
+    markdown_seconds: float = timebound.DEFAULT_SECONDS  # a text/markdown output's conversion may take
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from perfblog.core.conventions import SNIPPET_SUFFIXES
 from perfblog.generator import device
 from perfblog.generator.device import EnvPolicy
 from perfblog.generator.errors import GeneratorError, SnippetError
-from perfblog.generator.run import workspace
+from perfblog.generator.run import runner, workspace
 from perfblog.generator.run.executor import Executor, Job, Watch, execute, refused
 from perfblog.generator.run.runner import Progress, RunOptions, RunResult
 from perfblog.generator.source import snippet
@@ -39,8 +39,8 @@ class Settings:
     results_dir: Path
     mode: Mode = Mode.AUTO
     device: str = "auto"  # "auto" or a kind's name in ``device.KINDS``
-    cell_timeout: float | None = 600
-    snippet_timeout: float | None = 1800
+    cell_timeout: float | None = runner.CELL_TIMEOUT
+    snippet_timeout: float | None = runner.SNIPPET_TIMEOUT
     torch_version: str | None = None  # the torch posts describe: results of others are labelled
     max_output: int = MAX_OUTPUT
     env: EnvPolicy = field(default_factory=EnvPolicy)

@@ -48,14 +48,20 @@ _LIVE: dict[int, Any] = {}
 _LIVE_LOCK = threading.Lock()
 
 
+#: Seconds one cell, and a whole snippet, may run unless the site (``exec_timeout_cell``,
+#: ``exec_timeout_snippet``), `blog run` or the snippet's header says otherwise: the one place they are set.
+CELL_TIMEOUT = 600
+SNIPPET_TIMEOUT = 1800
+
+
 @dataclass(frozen=True)
 class RunOptions:
     """Where and how long a snippet may run; timeouts in seconds, None for no limit."""
 
     device: str  # a kind's name in ``device.KINDS``: "cpu" or "cuda"
     device_class: str
-    cell_timeout: float | None = 600
-    snippet_timeout: float | None = 1800
+    cell_timeout: float | None = CELL_TIMEOUT
+    snippet_timeout: float | None = SNIPPET_TIMEOUT
     max_output: int = MAX_OUTPUT  # characters a cell's outputs keep; the rest is cut with a visible note
     env: EnvPolicy = field(default_factory=EnvPolicy)  # what the kernel's environment omits
 
