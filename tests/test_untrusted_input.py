@@ -19,7 +19,6 @@ import pytest
 from perfblog.cli import main
 from perfblog.generator.store import store
 from perfblog.seo import pages
-from perfblog.seo.errors import ConfigError
 
 ROOT = Path(__file__).parent.parent
 ENGINE = Path(__file__).parent / "fixtures" / "engine" / "blog"
@@ -92,11 +91,15 @@ def test_an_unparsable_url_in_a_built_page_is_a_finding_of_the_audit(tmp_path: P
     assert ("link-empty-href", f"link '旧地址' has href '{BAD}/x', which is not a URL") in found
 
 
-def test_an_unparsable_front_matter_image_is_one_line_naming_the_post() -> None:
-    page = SimpleNamespace(meta={"image": f"{BAD}/card.png"}, file=SimpleNamespace(src_uri="posts/p.md"))
-    site = SimpleNamespace(url="https://blog.example.com/")
-    with pytest.raises(ConfigError, match=r"^posts/p\.md: `image` 'http://\[::1/card\.png' is not a URL"):
-        pages._image(page, site, "https://blog.example.com/p/", "P", None)
+def test_an_unparsable_front_matter_image_is_left_out_with_one_finding_naming_the_post() -> None:
+    page = SimpleNamespace(meta={"image": f"{BAD}/card.png"}, file=SimpleNamespace(src_uri="posts/p.md"),
+                           content="")
+    site = SimpleNamespace(url="https://blog.example.com/", default_image=None)
+    found: list = []
+    assert pages._image(page, site, "https://blog.example.com/p/", "P", None, found) is None
+    assert [(f.page, f.rule, f.message) for f in found] == [
+        ("posts/p.md", "front-matter-value-invalid",
+         "`image` 'http://[::1/card.png' is not a URL or a path of the site; the head leaves it out")]
 
 
 def test_an_unparsable_image_in_a_page_is_not_its_og_image() -> None:
