@@ -9,10 +9,11 @@
 #
 # Steps (each timed; the times go to REHEARSAL_OUT/steps.txt):
 #   python  a Python 3.12 from pyenv (installed when missing)
-#   venv    a virtual environment outside the repository, like the image's /opt/torch/.venv
-#   torch   torch==2.11.0 and triton==3.6.0 from PyPI: the CUDA build (several GB of nvidia-* wheels),
-#           which runs on a CPU as the image's does on its GPU
-#   image   the other packages the GPU image has that `blog run` and the carried wheels need
+#   env     a virtual environment outside the repository, like the image's /opt/torch/.venv, made by
+#           perfblog.generator.run.envs (reused while its Python and requirements are the same):
+#           torch==2.11.0 and triton==3.6.0 from PyPI, the CUDA build (several GB of nvidia-* wheels),
+#           which runs on a CPU as the image's does on its GPU, and the other packages the GPU image
+#           has that `blog run` and the carried wheels need
 #   wheels  bench/gpu-wheels.sh: the carried wheels and this project's own wheel, into .whl/
 #   copy    the working tree (tracked and untracked files that git does not ignore) and .whl, into a
 #           temporary folder: what the device tool sends
@@ -20,7 +21,7 @@
 #   tests   pytest tests/test_compile_claims.py under torch 2.11 (the in-process claims)
 #
 #   bash bench/gpu-rehearsal.sh                      # every step; reuses an existing environment
-#   REHEARSAL_FRESH=1 bash bench/gpu-rehearsal.sh    # build the environment from nothing (timed)
+#   REHEARSAL_FRESH=1 bash bench/gpu-rehearsal.sh    # make the environment again from nothing (timed)
 #   REHEARSAL_STEPS="copy run" bash bench/gpu-rehearsal.sh   # only these steps
 #   bash bench/gpu-rehearsal.sh item_capture model_bench     # arguments go to gpu-run.sh: only these
 # Variables: REHEARSAL_VENV (default ~/.cache/perfblog/gpu-rehearsal-py312), REHEARSAL_OUT (default
@@ -32,7 +33,7 @@ ROOT=$PWD
 VERSION=${REHEARSAL_PYTHON_VERSION:-3.12}
 VENV=${REHEARSAL_VENV:-$HOME/.cache/perfblog/gpu-rehearsal-py312}
 OUT=${REHEARSAL_OUT:-$(mktemp -d "${TMPDIR:-/tmp}/gpu-rehearsal.XXXXXX")}
-STEPS=${REHEARSAL_STEPS:-python venv torch image wheels copy run tests}
+STEPS=${REHEARSAL_STEPS:-python env wheels copy run tests}
 TORCH_PIN=(torch==2.11.0 triton==3.6.0)
 # What the GPU image has besides torch (the device README's package list) that `blog run`, the
 # snippets and the carried wheels import; their versions there are not listed, so pip picks.
@@ -64,15 +65,13 @@ find_python() {
   "$PY" --version
 }
 
-make_venv() {
-  if [[ ${REHEARSAL_FRESH:-0} == 1 ]]; then rm -rf "$VENV"; fi
-  [[ -x $VENV/bin/python ]] || "$PY" -m venv "$VENV"
-  "$VENV/bin/python" -m pip install -qq --upgrade pip
+# The one environment builder (it says whether it made or reused the environment, and its size).
+make_env() {
+  local fresh=()
+  if [[ ${REHEARSAL_FRESH:-0} == 1 ]]; then fresh=(--fresh); fi
+  .venv/bin/python -m perfblog.generator.run.envs --python "$PY" --into "$VENV" "${fresh[@]}" \
+    "${TORCH_PIN[@]}" "${IMAGE_PKGS[@]}"
 }
-
-# -qq: pip's warnings about this machine's local mirrors would bury the output.
-install_torch() { "$VENV/bin/python" -m pip install -qq "${TORCH_PIN[@]}"; }
-install_image() { "$VENV/bin/python" -m pip install -qq "${IMAGE_PKGS[@]}" "${TORCH_PIN[@]}"; }
 
 # The device tool sends tracked files and untracked ones git does not ignore, plus the carried .whl.
 copy_tree() {
@@ -97,9 +96,7 @@ run_tests() {
 for step in $STEPS; do
   case $step in
     python) timed python find_python ;;
-    venv) [[ -n $PY ]] || find_python >/dev/null; timed venv make_venv ;;
-    torch) timed torch install_torch ;;
-    image) timed image install_image ;;
+    env) [[ -n $PY ]] || find_python >/dev/null; timed env make_env ;;
     wheels) timed wheels bash bench/gpu-wheels.sh ;;
     copy) timed copy copy_tree ;;
     run) timed run run_gpu_script "$@" || echo "gpu-run.sh failed: see $OUT/out/gpu-run.log" ;;
