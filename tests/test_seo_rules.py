@@ -125,3 +125,14 @@ def test_checks_run_in_the_order_given_which_names_every_registered_check_once()
     assert [f.rule for f in registry.page_findings("p.html", noindex=False, post=True)] == ["second", "first"]
     with pytest.raises(ValueError, match=r"not so for \['first'\]"):
         registry.order([second])
+
+
+def test_an_image_the_themes_stylesheet_sizes_is_not_unsized() -> None:
+    """Material gives an author's avatar and the logo their box: only content images need attributes."""
+    from perfblog.seo.facts import read_page
+
+    html = (b'<html lang="en"><head><title>t</title></head><body><header>'
+            b'<a class="md-header__button md-logo" href="/"><img src="logo.png" alt="logo"></a></header>'
+            b'<article><span class="md-author"><img src="a.png" alt="A"></span>'
+            b'<img src="content.png" alt="c"></article></body></html>')
+    assert read_page(html, "index.html").unsized_images == ["content.png"]

@@ -353,10 +353,18 @@ _FAST_ROOTS = (
 )
 
 
+#: Material's components whose image its stylesheet gives a box (an author's avatar in `.md-author`, the
+#: logo in `.md-logo`): no layout shift, and no attribute the author of a page could add.
+_THEME_SIZED = frozenset({"md-author", "md-logo"})
+
+
 def _sized(img: etree._Element) -> bool:
     """Whether the browser knows an image's box before it loads (no layout shift): width and height
-    attributes, or both in its inline style."""
-    return bool(img.get("width") and img.get("height")) or bool(_SIZED.search(img.get("style") or ""))
+    attributes, both in its inline style, or a theme component that sizes it."""
+    if (img.get("width") and img.get("height")) or _SIZED.search(img.get("style") or ""):
+        return True
+    parent = img.getparent()
+    return parent is not None and not _THEME_SIZED.isdisjoint((parent.get("class") or "").split())
 
 
 def _opening(paragraphs: list[str]) -> str:
