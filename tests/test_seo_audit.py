@@ -313,3 +313,18 @@ def test_one_sweep_of_a_page_finds_what_the_xpath_queries_find(tmp_path):
     swept = _Parts.swept(etree.fromstring(TRICKY, _PARSER))
     assert swept.resources == ["a.css", "h.js", "head.png", "in.png", "body.css", ""]
     assert [a.get("href") for a in swept.permalinks] == ["#a", "#b", None, "#c"]
+
+
+def test_an_absolute_link_to_another_site_on_the_same_host_is_not_broken(tmp_path):
+    """GitHub Pages serves each project of an account under the account's host: a link from the site
+    https://example.org/ to https://example.org/other-project/ is another site, not a missing page; a
+    missing page in a folder the site has, or a relative link, is still broken."""
+    site = seo_pages.write_clean_site(tmp_path)
+    page = next(site.rglob("*.html"))
+    folder = page.relative_to(site).parts[0]
+    links = ('<a href="https://example.org/other-project/docs/">其他项目</a>'
+             f'<a href="https://example.org/{folder}/missing/">缺页</a><a href="/other-project/x/">相对</a>')
+    page.write_text(page.read_text(encoding="utf-8").replace("</article>", links + "</article>"), "utf-8")
+    broken = {f.message for f in audit_site(site).findings if f.rule == "link-broken"}
+    assert broken == {f"links to 'https://example.org/{folder}/missing/', which is no file of the built site",
+                      "links to '/other-project/x/', which is no file of the built site"}

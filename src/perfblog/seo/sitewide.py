@@ -93,6 +93,7 @@ class SiteIndex:
         self._pages: list[IndexedPage] = []
         self._ids: dict[str, frozenset[str]] = {}
         self._sizes: dict[str, int | None] = {}  # built file -> bytes; None: no such file
+        self._top: set[str] | None = None  # the built site's top-level files and folders, when needed
 
     def add(self, facts: PageFacts) -> None:
         self.add_entry(self.entry(facts))
@@ -157,6 +158,18 @@ class SiteIndex:
             return False, None
         return True, next((c for c in candidates if self._size(c) is not None), None)
 
+    def _another_site(self, href: str, target: str, root: str) -> bool:
+        """Whether an absolute link on the site's own host names a first folder the built site does not
+        have: another site served there (GitHub Pages serves each project of an account under the
+        account's host: `https://me.github.io/other-project/` beside the site `https://me.github.io/`)."""
+        rel = links.site_path(target, root) if urlsplit(href).netloc else None
+        first = rel.split("/", 1)[0] if rel else ""
+        if not first:
+            return False
+        if self._top is None:
+            self._top = {entry.name for entry in self.site_dir.iterdir()}
+        return first not in self._top
+
     def _size(self, rel: str) -> int | None:
         """Bytes of a built file, None if there is none; each file is looked at once."""
         if rel not in self._sizes:
@@ -174,6 +187,8 @@ class SiteIndex:
             if not inside:
                 continue
             if rel is None:
+                if self._another_site(href, target, root):
+                    continue
                 yield rules.LINK_BROKEN.at(page.rel, f"links to {href!r}, which is no file of the built site",
                                            f"链接 {href!r} 指向的文件不在构建出的站点里")
                 continue
