@@ -3,7 +3,7 @@
     python bench/real_blogs.py BLOG_DIR [--plain mkdocs.plain.yml] [--ours mkdocs.yml] [--repeat 3]
 
 BLOG_DIR is a checkout of someone's MkDocs blog with two configs: the blog's own (`--plain`) and the same
-with `- snippets` and `- seo` added (`--ours`), as /work/blogs/addplugins.py leaves them. Run it with the
+with `- snippets` and `- seo` added (`--ours`), as tests/blogs.py's `add_plugins` writes them. Run it with the
 Python of the blog's environment (the one with the blog's plugins and perfblog), or name its `mkdocs`
 with `--mkdocs`. Each round builds plain, then ours with the cache folder removed (cold, as a CI runner
 without a cache starts), then ours again (warm); rounds are interleaved so drift on a shared machine
