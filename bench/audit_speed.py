@@ -1,6 +1,6 @@
 """What `blog seo audit` costs on real-size Material pages, as a ratio of parsing them (target: ≤ 1.5×).
 
-Builds the OI-wiki corpus (tests/corpus/oiwiki: 249 real Chinese pages with Material's navigation of
+Builds the OI-wiki corpus (tests/data/corpus/oiwiki: 249 real Chinese pages with Material's navigation of
 the whole site repeated in every page, as a site of a few hundred pages has it), then times, pinned
 to one core, interleaved and repeated after a warm-up:
 

@@ -18,7 +18,7 @@
 #   copy    the working tree (tracked and untracked files that git does not ignore) and .whl, into a
 #           temporary folder: what the device tool sends
 #   run     bench/gpu-run.sh in that copy, with this environment's python, OUT=REHEARSAL_OUT/out
-#   tests   pytest tests/test_compile_claims.py under torch 2.11 (the in-process claims)
+#   tests   pytest tests/blog/test_compile_claims.py under torch 2.11 (the in-process claims)
 #
 #   bash bench/gpu-rehearsal.sh                      # every step; reuses an existing environment
 #   REHEARSAL_FRESH=1 bash bench/gpu-rehearsal.sh    # make the environment again from nothing (timed)
@@ -90,7 +90,7 @@ run_gpu_script() {
 
 run_tests() {
   (cd "$COPY" && PYTHONPATH="$SITE" "$VENV/bin/python" -m pytest -q -p no:cacheprovider \
-     tests/test_compile_claims.py)
+     tests/blog/test_compile_claims.py)
 }
 
 for step in $STEPS; do

@@ -1,4 +1,4 @@
-"""Other people's blogs (tests/fixtures/blogs/, README there): a copy in a test's folder with `snippets`
+"""Other people's blogs (tests/data/blogs/, README there): a copy in a test's folder with `snippets`
 and `seo` added to its plugins, as README's "Install into an existing site" says, and its build.
 
 A copy's pages are never edited. Where a blog cannot build with this repository's pinned versions for a
@@ -17,7 +17,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-FIXTURES = Path(__file__).parent / "fixtures" / "blogs"
+FIXTURES = Path(__file__).parent / "data" / "blogs"
 #: Trimmed copies link to pages and images that were not copied: MkDocs' own checks of those say info.
 _TRIMMED = "\nvalidation:\n  nav:\n    not_found: info\n  links:\n    not_found: info\n"
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-pytest_plugins = ["pytester"]  # tests/test_lanes.py runs a small suite under this conftest
+pytest_plugins = ["pytester"]  # tests/tool/repo/test_lanes.py runs a small suite under this conftest
 
 #: The test now running (set before its fixtures, so a module fixture's build counts for it).
 _running: list[str] = []

@@ -1,10 +1,10 @@
 """The audit on real Chinese prose: the OI-wiki corpus built as a site, audited, its findings counted.
 
-`tests/corpus/oiwiki/` holds 249 pages of OI-wiki (CC BY-SA 4.0) as honest posts: each page's own
+`tests/data/corpus/oiwiki/` holds 249 pages of OI-wiki (CC BY-SA 4.0) as honest posts: each page's own
 text, its first sentence as the description, its title's main term as the keyword
-(`tests/corpus/build_oiwiki.py` rebuilds them from a pinned commit). A finding on such a page is a
+(`tests/data/corpus/build_oiwiki.py` rebuilds them from a pinned commit). A finding on such a page is a
 false alarm unless the page really has that defect; the keyword rules must raise no error on any
-page and a warning on at most `KEYWORD_WARNING_BUDGET` of them (tests/test_seo_corpus.py).
+page and a warning on at most `KEYWORD_WARNING_BUDGET` of them (tests/tool/seo/test_seo_corpus.py).
 
 To see the rates, and to write the table docs/seo-corpus.md quotes (the test checks it is current):
 
@@ -25,7 +25,7 @@ from pathlib import Path
 from perfblog.seo.audit import AuditReport, audit_site
 from perfblog.seo.rules import ERROR, INFO, WARNING
 
-CORPUS = Path(__file__).parent / "corpus" / "oiwiki"
+CORPUS = Path(__file__).parent / "data" / "corpus" / "oiwiki"
 DOC = Path(__file__).resolve().parent.parent / "docs" / "seo-corpus.md"
 _GENERATED = re.compile(r"(<!-- rates: .*? -->\n).*?(<!-- end of rates -->)", re.DOTALL)
 KEYWORD_WARNING_BUDGET = 0.10  # share of pages with any keyword warning

@@ -1,6 +1,6 @@
 """The audit's deliberately broken pages: one clean post and, per rule, the edit that breaks it.
 
-`tests/fixtures/seo/post.html` is a clean post (the audit finds nothing in it). Each row of `BROKEN`
+`tests/data/seo/post.html` is a clean post (the audit finds nothing in it). Each row of `BROKEN`
 names a rule and the smallest edit of that post that should make the audit report it, so a test
 reads "this defect yields this rule id". `write_site` lays the pages out as a built site, one folder
 per rule, with the robots.txt and sitemap.xml the site-wide rules read. Rules about robots.txt and
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from string import Template
 
-POST = Template((Path(__file__).parent / "fixtures" / "seo" / "post.html").read_text(encoding="utf-8"))
+POST = Template((Path(__file__).parent / "data" / "seo" / "post.html").read_text(encoding="utf-8"))
 FILE = "torch-compile-fullgraph.html"
 SITE = "https://example.org/"
 
@@ -104,7 +104,7 @@ def breaks(rule: str, *edits: Edit, also: tuple[str, ...] = (), file: str = FILE
 
 def own_text(key: str) -> str:
     """A paragraph no other broken page has (unless it is its twin): first sentences of OI-wiki
-    pages (tests/corpus), 400 characters, so that the broken pages, which share the rest of
+    pages (tests/data/corpus), 400 characters, so that the broken pages, which share the rest of
     their text, are not near-duplicates of each other."""
     keys = list(dict.fromkeys(b.twin or b.path for b in BROKEN))
     return _PARAGRAPHS[keys.index(key)]
@@ -112,7 +112,7 @@ def own_text(key: str) -> str:
 
 def _paragraphs() -> list[str]:
     """Per OI-wiki page, its first lines of plain prose (no markup, math or links), 400 characters."""
-    corpus = Path(__file__).parent / "corpus" / "oiwiki" / "docs"
+    corpus = Path(__file__).parent / "data" / "corpus" / "oiwiki" / "docs"
     paragraphs = []
     for source in sorted(corpus.rglob("*.md")):
         body = source.read_text(encoding="utf-8").split("\n---\n", 1)[1]

@@ -24,7 +24,7 @@ ERROR, WARNING, INFO = Severity.ERROR, Severity.WARNING, Severity.INFO
 TITLE_MAX_WIDTH = 60  # Google truncates at ~600 px, about 60 Latin letters or 30 汉字
 DESCRIPTION_MIN_WIDTH = 60  # about 30 汉字: shorter snippets get rewritten by the engine
 DESCRIPTION_MAX_WIDTH = 160  # about 80 汉字: Baidu and Google cut the snippet around here
-# Keyword thresholds, calibrated on 249 real Chinese pages (tests/corpus, docs/seo-corpus.md).
+# Keyword thresholds, calibrated on 249 real Chinese pages (tests/data/corpus, docs/seo-corpus.md).
 DENSITY_LOW = 0.5  # percent of the words; below: information (Yoast's green band starts here)
 DENSITY_HIGH = 8.0  # above: warning. Honest pages reach 9.5 % (数组 on a page about arrays); the
 # corpus's 98th percentile is 7.3 %, and 8 % is the top of the range Chinese SEO guides quote (2-8 %)
