@@ -15,14 +15,14 @@ export NO_MKDOCS_2_WARNING := 1
 $(STAMP): pyproject.toml requirements.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -r requirements.txt -e '.[material,torch,test,google,examples,cluster]'
+	$(BIN)/pip install -q -r requirements.txt -e '.[material,torch,test,blogs,google,examples,cluster]'
 	touch $(STAMP)
 
 # The other end of the package's ranges: the oldest MkDocs and Material it supports
 # (constraints/oldest.txt), in a virtual environment of its own, running the tests that build sites.
 OLDEST := .venv-oldest
 OLDEST_STAMP := $(OLDEST)/.installed
-OLDEST_TESTS := mkdocs and not (kernel or browser or torch or cluster)
+OLDEST_TESTS := mkdocs and not (kernel or browser or torch or cluster or blogs)
 
 $(OLDEST_STAMP): pyproject.toml constraints/oldest.txt
 	$(PYTHON) -m venv $(OLDEST)

@@ -1,6 +1,6 @@
 """Draw findings at random from the audit of other people's blogs, to be checked by hand (issue 25).
 
-Builds each blog into a temporary folder: a fixture blog by name (tests/fixtures/blogs/, as tests/blogs.py
+Builds each blog into a temporary folder: a fixture blog by name (tests/data/blogs/, as tests/blogs.py
 copies it: `snippets` and `seo` added, no page edited), or a whole blog's checkout by its path, its
 mkdocs.yml already naming both plugins, built by the interpreter of the blog's own environment (which
 has its other plugins: ``PATH::PYTHON``, else ``--python``). It audits the built site as `blog seo

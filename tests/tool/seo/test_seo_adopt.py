@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from blogs import BLOGS, blog_command, build, copy
 
-pytestmark = pytest.mark.mkdocs
+pytestmark = [pytest.mark.mkdocs, pytest.mark.blogs]
 
 STRICT = [name for name, blog in BLOGS.items() if blog.strict]
 #: The page each strict blog gets its one new defect on: an image without alt text.

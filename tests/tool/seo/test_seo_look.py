@@ -169,7 +169,8 @@ def _body(doc: lxml.html.HtmlElement, edits: list[Edit] = ()) -> str:
     return lxml.html.tostring(body, encoding="unicode")
 
 
-@pytest.fixture(scope="module", params=[*blogs.BLOGS, "plain"])
+@pytest.fixture(scope="module",
+                params=[*(pytest.param(name, marks=pytest.mark.blogs) for name in blogs.BLOGS), "plain"])
 def pair(request, tmp_path_factory) -> tuple[str, Path, Path]:
     """A blog built as it is and with the seo plugin added with its defaults: the two site folders."""
     name = request.param

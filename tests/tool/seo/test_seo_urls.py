@@ -180,6 +180,7 @@ def test_pages_the_home_page_links_are_neither_unreachable_nor_orphans(chinese_s
     assert graph == []
 
 
+@pytest.mark.blogs
 def test_every_written_url_of_a_real_chinese_blog_with_a_subpath_resolves(tmp_path, serve):
     """wcowin: materialx's Material, Chinese post slugs, site_url https://wcowin.work/Mkdocs-Wcowin/."""
     root = blogs.copy("wcowin", tmp_path)
