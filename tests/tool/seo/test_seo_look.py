@@ -18,6 +18,7 @@ from types import SimpleNamespace
 
 import blogs
 import lxml.html
+import material
 import pytest
 from mkdocs.config import load_config
 
@@ -116,6 +117,10 @@ def _without_copy_feature(body: lxml.html.HtmlElement) -> None:
         script.text = json.dumps(shown)
 
 
+def _compared(option: str) -> bool:
+    return OVERRIDES_COMPARED or option not in theme.TEMPLATES
+
+
 def _keep(body: lxml.html.HtmlElement) -> None:
     return None
 
@@ -128,6 +133,10 @@ ADDITIONS: dict[str, tuple[Edit, Edit]] = {  # option: (edit of plain's body, ed
     "seo_search_dialog_name": (_keep, _unset("//div[@data-md-component='search']", "aria-label")),
     "seo_pin_list_item": (_keep, _retag("//li[@class='md-pin']", "span")),
 }
+#: The template overrides are Material 9.8's partials with one change each: under an older Material they
+#: also bring 9.8's markup of the partial (docs/existing-blog.md says so), so the bodies are compared
+#: with them only under 9.8 or later (the oldest-versions lane runs 9.5.18).
+OVERRIDES_COMPARED = tuple(int(n) for n in material.__version__.split(".")[:2]) >= (9, 8)
 #: Options that change the head only (the stylesheet, fonts) or pages in another language than the site's.
 HEAD_ONLY = ("seo_local_fonts", *theme.STYLES, "seo_page_language_words")
 EVERY_LOOK_OPTION = {option: True for option in (*ADDITIONS, *HEAD_ONLY)}
@@ -228,7 +237,8 @@ def every_option(tmp_path_factory) -> tuple[Path, Path]:
     where = tmp_path_factory.mktemp("every-option")
     before = _write(where / "before", PLAIN_BLOG)
     after = _write(where / "after", PLAIN_BLOG)
-    _with_seo(after, {**QUICK, **EVERY_LOOK_OPTION})
+    options = {option: on for option, on in EVERY_LOOK_OPTION.items() if _compared(option)}
+    _with_seo(after, {**QUICK, **options})
     return _built(before), _built(after)
 
 
@@ -237,11 +247,13 @@ def test_with_every_look_option_on_the_bodies_differ_only_by_the_documented_addi
     before, after = every_option
     plain, ours = _pages(before), _pages(after)
     for option, (on_plain, on_ours) in ADDITIONS.items():  # each addition is there to be undone
+        if option in theme.TEMPLATES and not OVERRIDES_COMPARED:
+            continue
         undone = [p for p in plain if (_body(plain[p], [on_plain]) != _body(plain[p])
                                        or _body(ours[p], [on_ours]) != _body(ours[p]))]
         assert undone, option
-    undo_plain = [edit for edit, _ in ADDITIONS.values()]
-    undo_ours = [edit for _, edit in ADDITIONS.values()]
+    undo_plain = [edit for option, (edit, _) in ADDITIONS.items() if _compared(option)]
+    undo_ours = [edit for option, (_, edit) in ADDITIONS.items() if _compared(option)]
     changed = [p for p in plain if _body(plain[p], undo_plain) != _body(ours[p], undo_ours)]
     assert changed == []
 
