@@ -17,6 +17,7 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+import browser
 import lxml.html
 import markdown
 import pytest
@@ -158,9 +159,6 @@ def test_the_html_escape_changes_no_plain_name_and_is_done_once() -> None:
 
 # --- the built site in a browser ------------------------------------------------------------------------
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 POST = """\
 ---
 date: 2026-11-01
@@ -209,25 +207,16 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.mark.mkdocs
 @pytest.mark.browser
 def test_in_a_browser_the_name_is_text_on_the_home_page_and_a_post(served: str) -> None:
-    from playwright import sync_api
-
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-        try:
-            view = browser.new_page()
-            dialogs: list[str] = []
-            view.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
-            for path in ("", "hello/"):
-                view.goto(served + path, wait_until="load", timeout=60_000)
-                assert view.evaluate("""() => document.querySelectorAll(
-                    'img[src="x"], [onerror], a[href^="https://evil.example"]').length""") == 0, path
-                assert view.evaluate("""() => [...document.scripts].filter(s => s.text.includes('alert(')
-                    && s.type !== 'application/ld+json').length""") == 0, path  # JSON-LD is data, never run
-                logo = view.locator("header a.md-logo")
-                assert logo.get_attribute("aria-label") == NAME and logo.get_attribute("title") == NAME
-                assert view.locator(".md-header__topic .md-ellipsis").first.inner_text() == NAME
-                assert NAME in view.title()
-            view.wait_for_timeout(300)  # an onerror would have fired by now
-            assert dialogs == []
-        finally:
-            browser.close()
+    with browser.page() as (view, dialogs):
+        for path in ("", "hello/"):
+            view.goto(served + path, wait_until="load", timeout=60_000)
+            assert view.evaluate("""() => document.querySelectorAll(
+                'img[src="x"], [onerror], a[href^="https://evil.example"]').length""") == 0, path
+            assert view.evaluate("""() => [...document.scripts].filter(s => s.text.includes('alert(')
+                && s.type !== 'application/ld+json').length""") == 0, path  # JSON-LD is data, never run
+            logo = view.locator("header a.md-logo")
+            assert logo.get_attribute("aria-label") == NAME and logo.get_attribute("title") == NAME
+            assert view.locator(".md-header__topic .md-ellipsis").first.inner_text() == NAME
+            assert NAME in view.title()
+        view.wait_for_timeout(300)  # an onerror would have fired by now
+        assert dialogs == []

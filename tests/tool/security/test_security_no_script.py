@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import browser
 import lxml.html
 import pytest
 from paths import ROOT
@@ -177,9 +178,6 @@ def test_the_committed_results_images_are_intact() -> None:
 
 # --- MathJax: the reproduced payloads in a real browser --------------------------------------------------
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
 MKDOCS_YML = """site_name: attack
 site_url: https://example.com/
 docs_dir: posts
@@ -256,20 +254,11 @@ _SCAN = """async () => {
 @pytest.mark.browser
 @pytest.mark.mkdocs
 def test_result_math_and_html_typeset_to_no_script_link_and_no_overlay(url: str) -> None:
-    from playwright import sync_api
-
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-        try:
-            view = browser.new_page()
-            dialogs: list[str] = []
-            view.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
-            view.goto(url, wait_until="load", timeout=60_000)
-            view.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise",
-                                   timeout=30_000)
-            found = view.evaluate(_SCAN)
-        finally:
-            browser.close()
+    with browser.page() as (view, dialogs):
+        view.goto(url, wait_until="load", timeout=60_000)
+        view.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise",
+                               timeout=30_000)
+        found = view.evaluate(_SCAN)
     assert found["javascript"] == [] and found["positioned"] == [], found
     assert dialogs == []
     assert found["resultMath"] == 2 and found["ownMath"] == 1, found  # MathJax typeset the results' math
