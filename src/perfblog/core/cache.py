@@ -134,6 +134,13 @@ class Cache:
         atomic_write(path, data, durable=durable)
         return True
 
+    def keep(self, name: str, data: bytes, site_dir: Path, relatives: Iterable[str]) -> None:
+        """Cache freshly made ``data`` under ``name`` and write it into the site at each of ``relatives``
+        (a cache that is off or refuses leaves the site whole all the same)."""
+        self.write(name, data, durable=False)  # derived: made again if lost
+        for relative in sorted(relatives):
+            atomic_write(site_target(site_dir, relative), data, durable=False)
+
     def publish(self, name: str, site_dir: Path, relative: str) -> None:
         """Put the cached file `name` (checked with `holds`) into the site as `relative`: a hard link
         where the file system allows one (a cached file never changes: its name is its content's hash),

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from perfblog.core import fonts
-from perfblog.core.cache import CACHE_DIR, Cache, site_target
+from perfblog.core.cache import CACHE_DIR, Cache
 from perfblog.core.errors import FontError
 from perfblog.core.fsio import atomic_write
 from perfblog.core.project import page_language
@@ -262,9 +262,7 @@ class Build:
             if self.cache.holds(cached):
                 self.cache.publish(cached, site_dir, target)
             else:
-                drawn = charts.png(record, font)
-                self.cache.write(cached, drawn)
-                atomic_write(site_target(site_dir, target), drawn, durable=False)
+                self.cache.keep(cached, charts.png(record, font), site_dir, [target])
 
     def _display(self, path: Path) -> str:
         try:

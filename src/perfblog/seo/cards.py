@@ -32,10 +32,9 @@ from urllib.parse import unquote
 from PIL import Image, ImageChops, ImageDraw, ImageFont, ImageOps
 
 from perfblog.core import fonts, slug
-from perfblog.core.cache import Cache, site_target
+from perfblog.core.cache import Cache
 from perfblog.core.errors import FontError
 from perfblog.core.fonts import FONT_DIRS, Font
-from perfblog.core.fsio import atomic_write
 from perfblog.seo.errors import CardError
 
 WIDTH, HEIGHT = 1200, 630  # the size Open Graph, X and WeChat all show whole
@@ -275,7 +274,7 @@ class Cards:
             self._waiting[key] = (title, {relative})
             self._draw_elsewhere()
         else:
-            self._write(key, self.png(title), {relative})
+            self.cache.keep(f"{CACHE_FOLDER}/{key}.png", self.png(title), self.site_dir, [relative])
         return card
 
     def _draw_elsewhere(self) -> None:
@@ -304,15 +303,10 @@ class Cards:
                     data = self.png(title)
                 else:
                     self.drawn += 1
-                self._write(key, data, where)
+                self.cache.keep(f"{CACHE_FOLDER}/{key}.png", data, self.site_dir, where)
         finally:
             self._waiting.clear()
             self._drawing.clear()
             if self._pool is not None:
                 self._pool.shutdown(cancel_futures=True)
                 self._pool = None
-
-    def _write(self, key: str, data: bytes, where: set[str]) -> None:
-        self.cache.write(f"{CACHE_FOLDER}/{key}.png", data, durable=False)  # derived: made again if lost
-        for relative in sorted(where):
-            atomic_write(site_target(self.site_dir, relative), data, durable=False)
