@@ -23,14 +23,16 @@ from perfblog.harness.compilation import (
     read_compile_stats,
     reset_compile_stats,
 )
+from perfblog.harness.fresh import FreshCall, FreshCalls, fresh_first_calls
 from perfblog.harness.stats import Comparison, Measurement, NoiseLimits, Stats
 from perfblog.harness.verdict import Judgement
 from perfblog.harness.words import TABLE_WORDS, TableWords, readable
 
 __all__ = [
     "CPU_MEMORY_NOTE", "ROUNDS", "TABLE_WORDS", "THREADS", "THREADS_ENV", "Clock", "Comparison",
-    "CompileStats", "CpuClock", "CudaClock", "FirstCall", "FirstCalls", "Judgement", "Measurement",
-    "NoiseLimits", "Stats", "TableWords", "compare", "count_compiles", "first_calls", "first_line",
+    "CompileStats", "CpuClock", "CudaClock", "FirstCall", "FirstCalls", "FreshCall", "FreshCalls",
+    "Judgement", "Measurement", "NoiseLimits", "Stats", "TableWords", "compare", "count_compiles",
+    "first_calls", "first_line", "fresh_first_calls",
     "inductor_cache_dir", "interleave", "pin_threads", "pinned_threads", "read_compile_stats", "readable",
     "reset_compile_stats", "threads_for",
 ]
