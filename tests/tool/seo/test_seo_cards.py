@@ -6,10 +6,12 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+import zlib
+from io import BytesIO
 from pathlib import Path
 
 import pytest
-from PIL import Image, ImageChops
+from PIL import Image, ImageChops, ImageDraw
 
 from perfblog.core import fonts
 from perfblog.core.cache import Cache
@@ -78,6 +80,27 @@ def test_a_configured_font_path_is_used_and_checked(font, tmp_path):
     with pytest.raises(CardError, match=r"seo_card_font: .*missing\.ttf is not a file"):
         cards.find_font("missing.ttf", base=tmp_path)
 
+
+
+@pytest.mark.parametrize("title", [TITLE, "短", "长" * 400])
+def test_the_png_holds_the_drawn_pixels_in_a_valid_stream(font, title):
+    """The card's own encoder (unfiltered rows, the frame's rows deflated once and spliced in): Pillow
+    reads back exactly what was drawn, and zlib accepts the stream's checksum."""
+    data = cards.png(title, "站点", "example.org", font)
+    with Image.open(BytesIO(data)) as image:
+        image.load()
+        assert ImageChops.difference(image, cards.draw(title, "站点", "example.org", font)).getbbox() is None
+    idat = data[data.index(b"IDAT") + 4:data.index(b"IEND") - 8]
+    assert len(zlib.decompress(idat)) == cards.HEIGHT * (1 + cards.WIDTH * 3)
+
+
+def test_a_card_that_differs_from_its_frame_outside_the_title_is_encoded_whole(font):
+    frame = cards._frame("站点", "example.org", font)
+    card = cards.draw(TITLE, "站点", "example.org", font)
+    ImageDraw.Draw(card).rectangle((0, 0, 50, 3), fill="#ff0000")  # in the frame's first rows
+    with Image.open(BytesIO(cards.encode(card, frame))) as image:
+        image.load()
+        assert ImageChops.difference(image, card).getbbox() is None
 
 def test_lines_break_between_words_and_never_start_with_closing_punctuation(font):
     face = font.load(64)
