@@ -29,7 +29,8 @@ from perfblog.generator.device import DeviceKind, EnvPolicy
 from perfblog.generator.errors import GeneratorError, ResultFormatError
 from perfblog.generator.run.capture import Capture, MalformedRecord, scrubber
 from perfblog.generator.source.snippet import FIGURE_DPI, FIGURE_FORMAT, Cell, Snippet
-from perfblog.generator.store.result import MAX_OUTPUT, CellResult, Provenance, Result
+from perfblog.generator.store import result as stored
+from perfblog.generator.store.result import MAX_OUTPUT, CellOutcome, CellResult, Outcome, Provenance, Result
 from perfblog.harness import probe
 from perfblog.harness.target import DEVICE_ENV
 
@@ -64,6 +65,12 @@ class RunOptions:
     snippet_timeout: float | None = SNIPPET_TIMEOUT
     max_output: int = MAX_OUTPUT  # characters a cell's outputs keep; the rest is cut with a visible note
     env: EnvPolicy = field(default_factory=EnvPolicy)  # what the kernel's environment omits
+    #: The kernel's interpreter (a torch version's environment, ``run.matrix``); None: this one. Another
+    #: interpreter imports the harness from this perfblog's source, through its PYTHONPATH.
+    python: Path | None = None
+    #: Go on past a cell that fails, recording each cell's outcome, and return a failed run as a result
+    #: with its ``failure`` (a torch version's record); off: the first failing cell ends the run.
+    keep_going: bool = False
 
 
 @dataclass
@@ -74,7 +81,7 @@ class RunResult:
     device_class: str
     ok: bool
     duration_s: float
-    result: Result | None = None
+    result: Result | None = None  # also set, failed, for a run that keeps going (``keep_going``)
     images: dict[str, bytes] = field(default_factory=dict)
     error: str | None = None  # one line, naming file and line
     traceback: str | None = None
@@ -97,10 +104,11 @@ def end_all() -> None:
 class _Failed(Exception):
     """Ends a run early with the one-line message (and the traceback) its ``RunResult`` carries."""
 
-    def __init__(self, message: str, traceback: str | None = None) -> None:
+    def __init__(self, message: str, traceback: str | None = None, cell: str | None = None,
+                 outcome: Outcome = Outcome.NOT_RUN) -> None:
         super().__init__(message)
-        self.message = message
-        self.traceback = traceback
+        self.message, self.traceback = message, traceback
+        self.cell, self.outcome = cell, outcome  # the cell that failed, and how
 
 
 class _Run:
@@ -119,6 +127,8 @@ class _Run:
         self.snippet_limit = snippet.options.get("timeout", options.snippet_timeout)
         self.deadline = self.started + self.snippet_limit if self.snippet_limit else None
         self.cells: list[CellResult] = []
+        self.outcomes: list[CellOutcome] = []  # recorded when the run keeps going past failing cells
+        self.failure: _Failed | None = None  # the first cell that failed, in a run that keeps going
         self.capture = Capture(scrubber(snippet.root.parent), options.max_output)
         self.current: Cell | None = None  # the cell executing; None before the first and after the last
 
@@ -131,9 +141,18 @@ class _Run:
             result = self._result(seen, duration)
             self._check_verdicts(result)
         except _Failed as failed:
-            return RunResult(snippet, self.device_class, ok=False,
-                             duration_s=time.perf_counter() - self.started, error=failed.message,
-                             traceback=failed.traceback)
+            duration = time.perf_counter() - self.started
+            if not self.options.keep_going:
+                return RunResult(snippet, self.device_class, ok=False, duration_s=duration,
+                                 error=failed.message, traceback=failed.traceback)
+            self.failure = self.failure or failed
+            recorded = {o.name for o in self.outcomes}
+            self.outcomes += [CellOutcome(c.key, c.line, Outcome.NOT_RUN) for c in snippet.code_cells
+                              if c.key not in recorded]
+            result = self._result(self._unprobed(), duration)
+        if self.failure is not None:
+            return RunResult(snippet, result.device_class, ok=False, duration_s=duration, result=result,
+                             error=self.failure.message, traceback=self.failure.traceback)
         return RunResult(snippet, result.device_class, ok=True, duration_s=duration, result=result,
                          images=self.capture.images)
 
@@ -144,11 +163,11 @@ class _Run:
 
         notebook = _notebook(self.snippet)
         sockets = tempfile.mkdtemp(prefix="blog-kernel-")
-        km = _kernel_manager(Path(sockets), self.snippet)
+        km = _kernel_manager(Path(sockets), self.snippet, self.options.python)
         client = NotebookClient(notebook, km=km, allow_errors=True, shutdown_kernel="immediate",
                                 resources={"metadata": {"path": str(self.snippet.root)}}, startup_timeout=120)
         marker = f"{os.getpid()}-{time.monotonic_ns()}"  # marks every process this run starts
-        env = _kernel_env(self.snippet, self.kind, self.options.env)
+        env = _kernel_env(self.snippet, self.kind, self.options.env, self.options.python)
         env[RUN_MARKER] = marker
         try:
             with client.setup_kernel(env=env, cleanup_kc=True):
@@ -182,9 +201,17 @@ class _Run:
             self.current = None
             return _kernel_provenance(client, self.kind)
         except CellTimeoutError:
-            raise self._timed_out() from None
+            raise self._ended(self._timed_out(), Outcome.TIMED_OUT) from None
         except DeadKernelError:
-            raise self._died(km) from None
+            raise self._ended(self._died(km), Outcome.NOT_RUN) from None
+
+    def _ended(self, failed: _Failed, outcome: Outcome) -> _Failed:
+        """A run that keeps going records the cell the kernel stopped in (``outcome`` fills in the rest)."""
+        if self.options.keep_going and self.current is not None:
+            self.outcomes.append(CellOutcome(self.current.key, self.current.line, outcome, failed.message))
+            failed.cell = self.current.key
+            self.failure = self.failure or failed
+        return failed
 
     def _cell(self, client: Any, cell: Cell, nb_cell: Any, index: int) -> None:
         """Execute one cell within what is left of its time and keep what it output; a raise the cell
@@ -205,14 +232,27 @@ class _Run:
         if limit is not None and time.perf_counter() - t0 > limit + 1:  # the cell's limit covers its outputs
             raise CellTimeoutError("processing the outputs spent the time budget")
         where = self.snippet.where
+        failed = None
         if error and not cell.raises:
-            raise _Failed(f"{where}:{_raised_at(cell, error.traceback)}: cell {cell.label} raised "
-                          f"{error.ename}: {error.evalue}", error.traceback)
-        if cell.raises and not error:
-            raise _Failed(f"{where}:{cell.line}: cell {cell.label} is marked raises=true but raised nothing")
+            failed = _Failed(f"{where}:{_raised_at(cell, error.traceback)}: cell {cell.label} raised "
+                             f"{error.ename}: {error.evalue}", error.traceback, cell.key, Outcome.RAISED)
+        elif cell.raises and not error:
+            failed = _Failed(f"{where}:{cell.line}: cell {cell.label} is marked raises=true but raised "
+                             f"nothing", None, cell.key, Outcome.NOT_RAISED)
+        if failed is not None and not self.options.keep_going:
+            raise failed
+        if self.options.keep_going:
+            self.outcomes.append(CellOutcome(cell.key, cell.line, failed.outcome if failed else Outcome.OK,
+                                             failed and failed.message.splitlines()[0]))
+            self.failure = self.failure or failed
         self.cells.append(CellResult(name=cell.key, source=cell.source, line=cell.line,
                                      outputs=tuple(outputs), wall_s=round(wall, 4), raises=cell.raises,
                                      hide=cell.hide, tags=tuple(cell.tags)))
+
+    def _unprobed(self) -> dict[str, Any]:
+        """The provenance of a run whose kernel never gave one (it did not start, died, timed out): this
+        machine; not this process's versions (the record's place names its environment's torch)."""
+        return {**probe.describe(self.kind.name), "python": None, "torch": None, "triton": None}
 
     def _timed_out(self) -> _Failed:
         where, current = self.snippet.where, self.current
@@ -246,14 +286,19 @@ class _Run:
         except ResultFormatError as exc:
             raise _Failed(f"{snippet.where}: the kernel reported a malformed provenance: {exc}") from exc
         records = self.capture.records
+        failure = self.failure and stored.Failure(self.failure.message, self.failure.cell,
+                                                  self.failure.traceback)
         return Result(snippet=snippet.stem, key=snippet.key, hashes=snippet.hashes,
                       device_class=device_class, provenance=provenance, cells=tuple(self.cells),
                       values=records["value"], tables=records["table"],  # type: ignore[arg-type]
                       charts=records["chart"], verdicts=records["verdict"],  # type: ignore[arg-type]
-                      options=dict(snippet.options))
+                      options=dict(snippet.options), outcomes=tuple(self.outcomes), failure=failure)
 
     def _check_verdicts(self, result: Result) -> None:
-        """A verdict the snippet expects and the run did not reach fails the run (the old result stays)."""
+        """A verdict the snippet expects and the run did not reach fails the run (the old result stays); a
+        run that keeps going records the verdict reached, the claim's state under that torch."""
+        if self.options.keep_going:
+            return
         for record in result.verdicts.values():
             if record.holds:
                 continue
@@ -273,16 +318,17 @@ def _notebook(snippet: Snippet) -> Any:
     return nbformat.v4.new_notebook(cells=cells)
 
 
-def _kernel_manager(sockets: Path, snippet: Snippet) -> Any:
-    """A kernel manager that launches this interpreter's ipykernel, whatever kernelspecs are installed,
-    with the inline backend's figure format and resolution (``figure_args``).
+def _kernel_manager(sockets: Path, snippet: Snippet, python: Path | None = None) -> Any:
+    """A kernel manager that launches this interpreter's ipykernel (or ``python``'s), whatever kernelspecs
+    are installed, with the inline backend's figure format and resolution (``figure_args``).
 
     It talks over Unix sockets in a private directory: no TCP ports to race for, nothing unencrypted.
     """
     from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
     from jupyter_client.manager import AsyncKernelManager
 
-    argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}", *figure_args(snippet)]
+    argv = [str(python or sys.executable), "-m", "ipykernel_launcher", "-f", "{connection_file}",
+            *figure_args(snippet)]
 
     class _ThisPython(KernelSpecManager):
         def get_kernel_spec(self, kernel_name: str) -> KernelSpec:
@@ -300,10 +346,12 @@ def figure_args(snippet: Snippet) -> list[str]:
     return [f"--InlineBackend.figure_formats={fmt}", f"--InlineBackend.rc={{'figure.dpi': {dpi!r}}}"]
 
 
-def _kernel_env(snippet: Snippet, kind: DeviceKind, policy: EnvPolicy) -> dict[str, str]:
+def _kernel_env(snippet: Snippet, kind: DeviceKind, policy: EnvPolicy,
+                python: Path | None = None) -> dict[str, str]:
     env = device.kernel_environ(os.environ, kind, policy)
     env[DEVICE_ENV] = kind.torch_device
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(snippet.root), env.get("PYTHONPATH")) if p)
+    source = str(Path(probe.__file__).resolve().parents[2]) if python else None  # the harness, for another
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(snippet.root), source, env.get("PYTHONPATH")) if p)
     env.setdefault("JUPYTER_PLATFORM_DIRS", "1")
     env.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
     # matplotlib's inline backend, as in Jupyter: a figure shown or left as a cell's value is displayed

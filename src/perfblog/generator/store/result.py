@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from perfblog.generator.errors import ResultFormatError
@@ -99,6 +100,37 @@ class Rekey(codec.Json):
     modules: tuple[str, ...]
 
 
+class Outcome(StrEnum):
+    """How one code cell of a run ended. Only a run that goes on past a failing cell (a torch version
+    run, ``RunOptions.keep_going``) records cells that did not end ``ok``."""
+
+    OK = "ok"  # it ran as declared: no raise, or the raise its ``raises=true`` declares
+    RAISED = "raised"  # it raised although not declared to (an assertion of a claim that does not hold)
+    NOT_RAISED = "not-raised"  # declared ``raises=true``, it raised nothing
+    TIMED_OUT = "timed-out"
+    NOT_RUN = "not-run"  # the kernel died or timed out before it
+
+
+@dataclass(frozen=True)
+class CellOutcome(codec.Json):
+    """One code cell's outcome in a run that records them: its name, line, and the error's first line."""
+
+    name: str
+    line: int
+    outcome: Outcome
+    error: str | None = None  # "AssertionError: ..." for a cell that raised; null when it ran as declared
+
+
+@dataclass(frozen=True)
+class Failure(codec.Json):
+    """Why a stored run failed (only torch version runs store failed runs): the one line naming file and
+    line, the cell it failed at (null: before any cell ran, a kernel that never started) and its traceback."""
+
+    message: str
+    cell: str | None
+    traceback: str | None = None
+
+
 #: The result's fields on disk that are the document's, not the result's: its format and state.
 ENVELOPE = ("schema", "digest", "status")
 
@@ -110,7 +142,9 @@ def _section() -> Any:
 
 @dataclass(frozen=True)
 class Result:
-    """A successful run of one snippet on one device class (failed runs are never stored)."""
+    """A run of one snippet on one device class: a successful one (what posts show), or, stored only as a
+    torch version's record (``store.versions``), a failed one with its ``failure`` and each cell's
+    ``outcomes``."""
 
     snippet: str  # the snippet's stem
     key: str  # the hash of its code cells and local modules when it ran
@@ -126,6 +160,11 @@ class Result:
     #: The snippet header's ``blog:`` options when it ran (the same file bytes have the same options):
     #: scalars, or lists of strings (``writes``).
     options: Mapping[str, Scalar | list[str]] = field(default_factory=dict)
+    #: Each code cell's outcome, recorded by a run that goes on past a failing cell (a torch version
+    #: run); empty for a run that stops at the first (`blog run`: its stored results all ran ``ok``).
+    outcomes: tuple[CellOutcome, ...] = ()
+    #: Why the run failed; null for a successful one (the document's ``status`` says which).
+    failure: Failure | None = None
     #: False when the file's content no longer matches the digest `blog run` recorded in it: something
     #: else edited it. An accident check (anyone can recompute a digest), not authentication.
     intact: bool = field(default=True, compare=False, metadata=codec.NOT_STORED)
@@ -158,12 +197,19 @@ class Result:
             if key not in document:
                 raise ResultFormatError(key, "missing")
             codec.decode(hint, document[key], key)
-        if document["status"] != "ok":
-            raise ResultFormatError("status", "expected 'ok' (only successful results are stored)")
         fields = {key: value for key, value in document.items() if key not in ENVELOPE}
-        return codec.read(cls, fields, "", intact=unedited)
+        result = codec.read(cls, fields, "", intact=unedited)
+        if document["status"] != result.status:
+            raise ResultFormatError("status", f"expected {result.status!r}: the run "
+                                              f"{'failed' if result.failure else 'records no failure'}")
+        return result
+
+    @property
+    def status(self) -> str:
+        """"ok", or "failed" for a run stored with its ``failure``."""
+        return "failed" if self.failure is not None else "ok"
 
     def to_json(self) -> dict[str, Any]:
         """The document the store writes (with sorted keys, so diffs of committed results stay small)."""
-        document = {"schema": SCHEMA, "status": "ok", **codec.write(self)}
+        document = {"schema": SCHEMA, "status": self.status, **codec.write(self)}
         return {**document, "digest": digest(document)}

@@ -17,7 +17,7 @@ from perfblog.generator.errors import ResultFormatError
 from perfblog.generator.store.codec import kind
 
 #: The result format this code writes.
-SCHEMA = 5
+SCHEMA = 6
 #: The first format whose files carry a ``digest`` of their own content.
 DIGESTED = 4
 
@@ -101,9 +101,18 @@ def _from_4(data: dict[str, Any]) -> dict[str, Any]:
     return {**document, "digest": digest(document)}
 
 
+def _from_5(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 5 stored successful runs only, which stop at the first failing cell: no cell outcomes, no
+    failure (torch version runs, from 6, store failed runs and each cell's outcome). The digest covers
+    both, so it is computed anew."""
+    document = {key: value for key, value in data.items() if key != "digest"}
+    document = {"outcomes": [], "failure": None, **document, "schema": 6}
+    return {**document, "digest": digest(document)}
+
+
 #: Version -> the step that turns a document of that version into the next one.
 MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
-    0: _from_0, 1: _from_1, 2: _from_2, 3: _from_3, 4: _from_4}
+    0: _from_0, 1: _from_1, 2: _from_2, 3: _from_3, 4: _from_4, 5: _from_5}
 
 
 def version(data: Mapping[str, Any]) -> int:

@@ -83,6 +83,9 @@ class Store:
             result = Result.from_json(data)
         except ResultFormatError as exc:
             raise StoreError(f"{display_path(path)}: not a valid result file: {exc}") from exc
+        if result.failure is not None:
+            raise StoreError(f"{display_path(path)}: holds a failed run; only a torch version's record "
+                             f"(versions/) keeps one")
         if (result.snippet, result.device_class) != (path.parent.name, path.stem):
             raise StoreError(f"{display_path(path)}: holds the result of {result.snippet} on "
                              f"{result.device_class}, not of {path.parent.name} on {path.stem}")

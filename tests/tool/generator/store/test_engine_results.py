@@ -150,7 +150,7 @@ MALFORMED = [
     (at("hashes.modules", []), "hashes.modules: expected an object, got a list"),
     (at("provenance.gpu", {"driver": "570"}), "provenance.gpu.name: missing"),
     (at("provenance.colour", "blue"), "provenance.colour: unknown field"),
-    (at("status", "failed"), "status: expected 'ok' (only successful results are stored)"),
+    (at("status", "failed"), "status: expected 'ok': the run records no failure"),
     (at("schema", 99), f"schema: version 99 is newer than this perfblog reads ({fmt.SCHEMA})"),
     (at("provenance.requested", 3), "provenance.requested: expected a string or null, got an integer"),
     (at("options.timeout", [1]), "options.timeout[0]: expected a string, got an integer"),
