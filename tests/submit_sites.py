@@ -105,5 +105,5 @@ def run(
     """Plan `entries` against the state file, then run `sub` as `blog submit` does; report and output."""
     state = SubmitState.load(state_path)
     out = io.StringIO()
-    plan = make_plan(sub.name, entries, state.accepted(sub.name))
+    plan = make_plan(sub.name, entries, state.accepted(sub.name), refuses=sub.refuses)
     return run_submission(sub, plan, state, send=send, out=out), out.getvalue()

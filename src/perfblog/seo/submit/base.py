@@ -35,6 +35,8 @@ class Plan:
     unchanged: int
     pending: list[SitemapEntry]
     held_back: int = 0
+    #: New or changed URLs the engine would refuse, never sent, each with why.
+    skipped: tuple[tuple[str, str], ...] = ()
 
 
 def _age_key(entry: SitemapEntry) -> tuple[bool, float]:
@@ -49,14 +51,22 @@ def _age_key(entry: SitemapEntry) -> tuple[bool, float]:
 
 
 def make_plan(
-    engine: str, entries: Sequence[SitemapEntry], accepted: Mapping[str, str | None], limit: int | None = None
+    engine: str,
+    entries: Sequence[SitemapEntry],
+    accepted: Mapping[str, str | None],
+    limit: int | None = None,
+    refuses: Callable[[SitemapEntry], str | None] = lambda entry: None,
 ) -> Plan:
-    """New URLs and URLs whose lastmod differs from the accepted one; at most `limit` of them."""
+    """New URLs and URLs whose lastmod differs from the accepted one; at most `limit` of them, after those
+    the engine `refuses` (say why) are set aside, so they take no place in the limit or the quota."""
     fresh = sorted(
         (e for e in entries if e.loc not in accepted or accepted[e.loc] != e.lastmod), key=_age_key
     )
-    kept = fresh if limit is None else fresh[:limit]
-    return Plan(engine, len(entries), len(entries) - len(fresh), kept, len(fresh) - len(kept))
+    reasons = [(entry, refuses(entry)) for entry in fresh]
+    sendable = [entry for entry, reason in reasons if reason is None]
+    skipped = tuple((entry.loc, reason) for entry, reason in reasons if reason is not None)
+    kept = sendable if limit is None else sendable[:limit]
+    return Plan(engine, len(entries), len(entries) - len(fresh), kept, len(sendable) - len(kept), skipped)
 
 
 def read_built_file(path: Path, missing: str) -> str:
@@ -131,6 +141,10 @@ class Submitter(ABC):
     #: URLs per request; None when one request covers all of them (Google submits the sitemap).
     batch_size: int | None = None
 
+    def refuses(self, entry: SitemapEntry) -> str | None:
+        """Why the engine would refuse this URL whatever the day (it is then never sent), else None."""
+        return None
+
     def preflight(self, pending: Sequence[SitemapEntry]) -> None:  # noqa: B027 (most engines have checks)
         """Checks that need no network and must pass before anything is sent (also run in a dry run)."""
 
@@ -159,7 +173,7 @@ def run_submission(
     submitter: Submitter, plan: Plan, state: SubmitState, *, send: bool, out: TextIO
 ) -> RunReport:
     """Print the plan; with `send`, submit it batch by batch, saving the state after every answer."""
-    fresh = len(plan.pending) + plan.held_back
+    fresh = len(plan.pending) + plan.held_back + len(plan.skipped)
     summary = (
         f"{plan.engine}: {plan.total} URLs in the sitemap, {plan.unchanged} already accepted, "
         f"{fresh} new or changed"
@@ -167,6 +181,8 @@ def run_submission(
     if plan.held_back:
         summary += f", {plan.held_back} held back by --limit"
     print(summary + ".", file=out)
+    for loc, reason in plan.skipped:
+        print(f"{plan.engine}: skipped {loc}: {reason}", file=out)
     if not plan.pending:
         print(f"{plan.engine}: nothing to send.", file=out)
         return RunReport(0, 0, plan.held_back)

@@ -132,5 +132,5 @@ def submit(
         environ=environ,
     )  # fmt: skip
     submitter = ENGINES[args.engine].submitter(args, context)
-    plan = make_plan(args.engine, entries, state.accepted(args.engine), args.limit)
+    plan = make_plan(args.engine, entries, state.accepted(args.engine), args.limit, submitter.refuses)
     run_submission(submitter, plan, state, send=args.yes, out=sys.stdout)

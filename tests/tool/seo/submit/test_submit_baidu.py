@@ -13,7 +13,7 @@ from submit_sites import SITE, backoff, pages, run
 
 from perfblog.seo.errors import EngineRefusedError, EngineUnavailableError
 from perfblog.seo.submit.baidu import BaiduSubmitter
-from perfblog.seo.submit.base import Backoff
+from perfblog.seo.submit.base import Backoff, make_plan
 from perfblog.seo.submit.sitemaps import SitemapEntry
 from perfblog.seo.submit.state import SubmitState
 from perfblog.seo.submit.transport import HttpRequest, HttpResponse, UrllibTransport
@@ -69,6 +69,27 @@ def test_a_changed_lastmod_sends_that_url_again(engines: FakeEngines, tmp_path: 
     run(submitter(engines), changed, tmp_path / "state.json")
     assert engines.seen("/urls")[1].lines == [entries[1].loc]
 
+
+
+def test_a_url_over_256_bytes_is_never_pushed_and_named_on_one_line(
+    engines: FakeEngines, tmp_path: Path
+) -> None:
+    """Baidu takes no URL over 256 bytes as sent (percent-encoded): it would answer `not_valid`, and a
+    place in the day's quota would be lost; such a URL takes no place under --limit either."""
+    short = pages(2)
+    chinese = SitemapEntry(f"{SITE}posts/" + "长路径" * 20 + "/", "2026-11-02")  # 20 x 27 bytes encoded
+    exact = SitemapEntry(SITE + "x" * (256 - len(SITE)), "2026-11-02")
+    state = tmp_path / "state.json"
+    report, out = run(submitter(engines), [*short, chinese, exact], state)
+    [push] = engines.seen("/urls")
+    assert push.lines == [exact.loc, *(e.loc for e in short)]  # newest first; 256 bytes is within
+    assert report.accepted == 3
+    [skipped] = [line for line in out.splitlines() if "skipped" in line]
+    assert skipped.startswith(f"baidu: skipped {chinese.loc}: 572 bytes, over Baidu's 256")
+    assert "4 new or changed" in out
+    assert chinese.loc not in SubmitState.load(state).accepted("baidu")
+    plan = make_plan("baidu", [chinese, *pages(3)], {}, 2, submitter(engines).refuses)
+    assert [e.loc for e in plan.pending] == [e.loc for e in pages(2)] and plan.held_back == 1
 
 def test_requests_carry_at_most_2000_urls(engines: FakeEngines, tmp_path: Path) -> None:
     report, _ = run(submitter(engines), pages(2001), tmp_path / "state.json")
