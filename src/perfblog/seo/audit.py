@@ -79,13 +79,21 @@ class AuditReport:
     def has_errors(self) -> bool:
         return any(f.severity is Severity.ERROR for f in self.findings)
 
-    def to_json(self) -> str:
-        """The contract: {"pages": N, "findings": [{"page", "rule", "severity", "message"}]}."""
-        return json.dumps(
-            {"pages": len(self.pages), "findings": [f.as_dict() for f in self.findings]},
-            ensure_ascii=False,
-            indent=2,
-        )
+    def rated(self, findings: Iterable[Finding]) -> AuditReport:
+        """This report holding `findings` instead: its own as a blog rates them (`findings.Judged`),
+        each under its page again."""
+        by_page: dict[str, list[Finding]] = defaultdict(list)
+        for finding in findings:
+            by_page[finding.page].append(finding)
+        pages = [replace(page, findings=by_page.pop(page.page, [])) for page in self.pages]
+        return AuditReport(pages, [finding for found in by_page.values() for finding in found])
+
+    def to_json(self, new: Iterable[Finding] | None = None) -> str:
+        """The contract: {"pages": N, "findings": [{"page", "rule", "severity", "message"}]}; given the
+        findings a baseline does not know (`new`), each finding also says whether it is one ("new")."""
+        fresh = None if new is None else set(map(id, new))
+        found = [f.as_dict() | ({} if fresh is None else {"new": id(f) in fresh}) for f in self.findings]
+        return json.dumps({"pages": len(self.pages), "findings": found}, ensure_ascii=False, indent=2)
 
 
 def _url_path(rel: str) -> str:

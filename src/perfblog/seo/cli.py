@@ -5,6 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from perfblog.seo.findings import BuildFindings, Judged
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -16,7 +20,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     audit.add_argument("site_dir", metavar="SITE_DIR", type=Path, help="folder of built HTML, e.g. site/")
     audit.add_argument("--format", choices=("text", "json"), default="text", help="table (default) or JSON")
-    audit.add_argument("--strict", action="store_true", help="exit 1 when any finding is an error")
+    audit.add_argument("--strict", action="store_true",
+                       help="exit 1 when a finding is an error the baseline does not know")
+    audit.add_argument("-f", "--config-file", type=Path, default=None,
+                       help="the site's mkdocs.yml, whose seo_rules and baseline rate the findings as "
+                            "its build does (default: the one found from SITE_DIR upwards; without one, the "
+                            "rules as shipped)")
     audit.set_defaults(handler=run_audit)
     rules = seo_sub.add_parser(
         "rules", help="print the reference of every audit rule as Markdown (docs/seo-rules.md is its output)"
@@ -40,19 +49,55 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_audit(args: argparse.Namespace) -> int:
-    """Print the audit; 1 with --strict when an error was found, else 0."""
+    """Print the audit, rated as the site's build rates it; 1 with --strict when an error is new."""
     from rich.console import Console
 
     from perfblog.seo.audit import audit_site
     from perfblog.seo.report import render
 
     report = audit_site(args.site_dir)
+    rating = _rating(args.config_file, args.site_dir)
+    judged = rating[1].judge(report.findings) if rating is not None else None
+    if judged is not None:
+        report = report.rated(judged.findings)
     if args.format == "json":
-        sys.stdout.write(report.to_json() + "\n")
+        sys.stdout.write(report.to_json(judged.new if judged and judged.has_baseline else None) + "\n")
     else:
         # Piped into a file or CI log, rich would assume 80 columns and fold every path.
-        render(report, Console(width=None if sys.stdout.isatty() else 160))
-    return 1 if args.strict and report.has_errors else 0
+        console = Console(width=None if sys.stdout.isatty() else 160)
+        render(report, console)
+        if rating is not None and judged is not None:
+            console.print(_rated_by(rating[0], judged), highlight=False, markup=False)
+    failing = judged.failing if judged is not None else [f for f in report.findings if f.severity == "error"]
+    return 1 if args.strict and failing else 0
+
+
+def _rating(config_file: Path | None, site_dir: Path) -> tuple[Path, BuildFindings] | None:
+    """The config and how its build rates findings (`seo_rules`, `seo_baseline`: the build's own
+    `BuildFindings`), from `config_file` or the mkdocs.yml found from `site_dir` upwards; None without
+    one or without the seo plugin in it."""
+    from perfblog.core import project
+    from perfblog.seo.findings import BuildFindings
+
+    config_file = config_file or project.find_config(site_dir)
+    if config_file is None:
+        return None
+    loaded = project.load(config_file)
+    options = loaded.plugin_config("seo")
+    if options is None:
+        return None
+    rating = BuildFindings.configure(options.seo_rules, loaded.layout.root, options.seo_baseline)
+    return loaded.config_file, rating
+
+
+def _rated_by(config_file: Path, judged: Judged) -> str:
+    """The line under the table naming the config and the baseline that rated it."""
+    from perfblog.core.fsio import display_path
+
+    known = len(judged.findings) - len(judged.new)
+    baseline = (f"{known} known to the baseline {display_path(judged.baseline_file)}, {len(judged.failing)} "
+                f"errors not in it" if judged.has_baseline else "no baseline")
+    return f"rated by the seo_rules of {display_path(config_file)}; {baseline}"
 
 
 def print_rules(args: argparse.Namespace) -> int:

@@ -328,3 +328,38 @@ def test_an_absolute_link_to_another_site_on_the_same_host_is_not_broken(tmp_pat
     broken = {f.message for f in audit_site(site).findings if f.rule == "link-broken"}
     assert broken == {f"links to 'https://example.org/{folder}/missing/', which is no file of the built site",
                       "links to '/other-project/x/', which is no file of the built site"}
+
+
+def test_the_audit_rates_findings_by_the_sites_seo_rules_and_baseline_as_its_build_does(tmp_path, capsys):
+    """`blog seo audit SITE` finds the mkdocs.yml above SITE: its `seo_rules` re-rate or drop findings,
+    and under --strict only errors its baseline does not know fail, each marked "new" in the JSON."""
+    from perfblog.seo.baseline import Baseline
+    from perfblog.seo.findings import BuildFindings
+
+    site = seo_pages.write_site(tmp_path / "site")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "mkdocs.yml").write_text(
+        "site_name: t\nsite_url: https://example.org/\nplugins:\n  - seo:\n      seo_rules:\n"
+        "        keyword-stuffing: info\n        link-broken: off\n", encoding="utf-8")
+
+    def audit(*flags: str) -> tuple[int, list[dict]]:
+        code = _run(["seo", "audit", str(site), "--format", "json", *flags])
+        return code, json.loads(capsys.readouterr().out)["findings"]
+
+    code, found = audit("--strict")
+    assert code == 1 and all("new" not in f for f in found)  # no baseline yet: every error fails
+    rated = {f["rule"]: f["severity"] for f in found}
+    assert rated["keyword-stuffing"] == "info" and "link-broken" not in rated
+    rating = BuildFindings.configure({"keyword-stuffing": "info", "link-broken": "off"}, tmp_path,
+                                     "seo-baseline.json")  # what `blog seo baseline` keeps
+    Baseline.of(rating.judge(audit_site(site).findings).findings).save(tmp_path / "seo-baseline.json")
+    code, found = audit("--strict")
+    assert code == 0 and not any(f["new"] for f in found)
+    (site / "title-missing" / "again.html").write_bytes(
+        (site / "title-missing" / "torch-compile-fullgraph.html").read_bytes())  # one new defect
+    code, found = audit("--strict", "-f", str(tmp_path / "mkdocs.yml"))
+    assert code == 1
+    assert {(f["page"], f["rule"]) for f in found if f["new"] and f["severity"] == "error"} == {
+        ("title-missing/again.html", "title-missing")}
+    _run(["seo", "audit", str(site)])
+    assert "known to the baseline" in capsys.readouterr().out
