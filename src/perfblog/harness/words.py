@@ -48,7 +48,8 @@ TABLE_WORDS: dict[str, TableWords] = {
         timing=lambda rounds: f"预热后各写法交替计时 {rounds} 轮，取每次调用的中位数与四分位距（IQR）",
         ratio=lambda baseline: f"加速比 = {baseline} 的中位数 ÷ 本行的中位数，括号内为按轮自助法（bootstrap）"
                                "得到的 95 % 区间",
-        compile_note="冷编译：重置 Dynamo、使用全新的空 Inductor 缓存目录；"
+        compile_note="冷编译：同一进程里（进程一次性的编译器启动已在别处付过），重置 Dynamo、使用全新的空 "
+                     "Inductor 缓存目录；"
                      "热缓存：同一缓存目录已填满后再次首次调用；"
                      "括号内为 torch 编译指标中的 Dynamo 跟踪与 Inductor（含 AOTAutograd）时间；均为单次测量",
         cpu_memory="CPU 上不测峰值内存",
@@ -66,7 +67,8 @@ TABLE_WORDS: dict[str, TableWords] = {
                                "interquartile range (IQR) per call"),
         ratio=lambda baseline: (f"speed-up = median of {baseline} / median of the row, with its 95 % "
                                 "bootstrap interval over the rounds in brackets"),
-        compile_note="cold: Dynamo reset and a fresh, empty Inductor cache directory; warm cache: the first "
+        compile_note="cold: in the same process (its one-off compiler start-up already paid), Dynamo reset "
+                     "and a fresh, empty Inductor cache directory; warm cache: the first "
                      "call again with that directory filled; in brackets the Dynamo tracing and Inductor "
                      "(AOTAutograd included) time from torch's compile metrics; single samples",
         cpu_memory="peak memory is not measured on CPU",
