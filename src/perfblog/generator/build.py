@@ -21,7 +21,17 @@ from perfblog.core.errors import FontError
 from perfblog.core.fsio import atomic_write
 from perfblog.core.project import page_language
 from perfblog.generator.errors import EmbedError, GeneratorError
-from perfblog.generator.render import charts, claims, embeds, maths, outputs, phrases, render, sanitize
+from perfblog.generator.render import (
+    charts,
+    claims,
+    downloads,
+    embeds,
+    maths,
+    outputs,
+    phrases,
+    render,
+    sanitize,
+)
 from perfblog.generator.run.engine import Engine
 from perfblog.generator.store.content import IMAGE_NAME, ChartRecord, ValueRecord, image_matches
 from perfblog.generator.store.report import BuildReport, Entry
@@ -88,10 +98,17 @@ class Build:
         declared = meta.get("torch")
         page = embeds.Page(url=page_url, language=page_language(meta, self.language),
                            torch=str(declared) if declared is not None else self.torch)
-        rendered = self.renderer.fill(template, page)
+        rendered = self._with_downloads(self.renderer.fill(template, page), template.post, page)
         for finding in claims.bare_ratios(markdown, self._shown_value, offset):
             self._warn_line(post, finding.line, finding.message())
         return _with_versions_note(rendered, self.renderer.shown, page)
+
+    def _with_downloads(self, rendered: str, post: str, page: embeds.Page) -> str:
+        """The page, with the download links of the snippets none of its blocks linked
+        (``Embeds._download_link``)."""
+        unlinked = [stem for stem in self._embeds.get(post, []) if stem not in self.renderer.shown.linked]
+        return rendered + downloads.box(unlinked, page.language,
+                                        lambda path: embeds.site_relative(path, page.url))
 
     def prepare(self, template: render.Template) -> None:
         """Make ready what the page embeds, each snippet once a build: its shown result, after running it
@@ -224,6 +241,7 @@ class Build:
             if source.is_dir():
                 publish_images(source, site_dir / "_snippets" / resolved.snippet.stem / source.name,
                                result.images)
+        downloads.publish(site_dir, downloads.make_all(r.snippet for r in self._prepared.values()))
         for name, blob in self.renderer.media.files.items():
             atomic_write(site_dir / sanitize.Media.FOLDER / name, blob)
         if self.styled:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from perfblog.generator.errors import EmbedError
-from perfblog.generator.render import charts, outputs, phrases, sanitize
+from perfblog.generator.render import charts, downloads, outputs, phrases, sanitize
 from perfblog.generator.source import hidden
 from perfblog.generator.source.celltags import Tag
 from perfblog.generator.source.snippet import Snippet
@@ -66,6 +66,7 @@ class Shown:
     """What one rendering showed: each embedded snippet's torch version (for the page's note)."""
 
     torch: dict[str, str | None] = field(default_factory=dict)  # stem -> version of its shown result
+    linked: list[str] = field(default_factory=list)  # stems whose downloads a block's footer links
 
 
 def same_version(found: str | None, declared: str | None) -> bool:
@@ -139,7 +140,17 @@ class Embeds:
 
     def _footer(self, res: Resolved, what: str) -> str:
         mark = self._version_mark(res.status.result) if res.status.result and res.show_outputs else ""
-        return footer(res, what, mark)
+        return footer(res, what, mark + self._download_link(res))
+
+    def _download_link(self, res: Resolved) -> str:
+        """The snippet's download links (``downloads``), on the first block of it whose provenance the page
+        shows; the build lists the others at the end of the page."""
+        stem = res.snippet.stem
+        if stem in self.shown.linked or res.status.result is None or not res.show_outputs:
+            return ""
+        self.shown.linked.append(stem)
+        return " · " + downloads.link(stem, self.page.language,
+                                      lambda path: site_relative(path, self.page_url))
 
     def _result_cell(self, res: Resolved, cell: str) -> CellResult | None:
         return res.status.result.cell(cell) if res.status.result else None

@@ -115,11 +115,16 @@ def test_value_text_is_escaped(snip) -> None:
     assert "eager" in out and "<i>" not in out and unescape(out).count("<i>eager</i>") == 1
 
 
+def without_download(out: str) -> str:
+    """An embed's HTML without the download links its page's first block of a snippet carries."""
+    return re.sub(r' · <span class="snippet-download">.*?</span>', "", out)
+
+
 def test_block_embeds_end_with_a_visible_provenance_line(snip) -> None:
     r = renderer(snip, result(snip, PROV_CPU))
     for embed in ('code("demo", "bench")', 'output("demo", "bench")', 'table("demo", "t")',
                   'chart("demo", "c")', 'provenance("demo")'):
-        out = unescape(r.render(f"<%= {embed} %>", "p.md").rstrip())
+        out = without_download(unescape(r.render(f"<%= {embed} %>", "p.md").rstrip()))
         assert out.endswith("CPU Intel Xeon Platinum (2 cores) · torch 2.13.0 · 2026-11-30</p>"), embed
 
 
@@ -129,7 +134,7 @@ def test_every_block_embed_has_one_provenance_format_what_it_shows_then_where_it
     for embed, what in (('code("demo", "bench")', "demo · bench"),
                         ('output("demo", "bench")', "demo · bench"), ('table("demo", "t")', "demo · t"),
                         ('chart("demo", "c")', "demo · c"), ('provenance("demo")', "demo")):
-        out = unescape(r.render(f"<%= {embed} %>", "p.md").rstrip())
+        out = without_download(unescape(r.render(f"<%= {embed} %>", "p.md").rstrip()))
         lines[embed] = out[out.rindex('<p class="snippet-provenance"'):]
         assert lines[embed] == (f'<p class="snippet-provenance" title="{lines[embed].split(chr(34))[3]}">'
                                 f"{what} · CPU Intel Xeon Platinum (2 cores) · torch 2.13.0 · 2026-11-30</p>")

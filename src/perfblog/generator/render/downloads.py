@@ -1,0 +1,246 @@
+"""Each embedded snippet as files a reader downloads and runs: ``<stem>.py`` (jupytext's percent format)
+and ``<stem>.ipynb`` (jupytext's reading of that same text), written into the site beside its results.
+
+A download runs by itself where only torch and the packages its header names are installed:
+
+- the project's own modules it imports (the snippets folder's helpers, the harness behind
+  ``perfblog.generator``) are copied in (``inline``), so it never imports ``perfblog`` or a helper;
+- what only records for the post is left out (``inline.Recording``: ``glue``, ``table``,
+  ``Comparison.record``…), and with it a hidden range that did nothing else;
+- a timing verdict's assertion is left out (``is_timing``: a reader's machine is not ours); the
+  behaviour assertions stay;
+- a cell that raises on purpose (``raises=true``) prints its error and the file goes on.
+"""
+
+from __future__ import annotations
+
+import ast
+import html
+import re
+import sys
+import textwrap
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import jupytext
+
+import perfblog
+from perfblog.core.fsio import atomic_write
+from perfblog.generator.errors import GeneratorError
+from perfblog.generator.render import inline
+from perfblog.generator.render.inline import Binding, Modules, Span
+from perfblog.generator.source import hidden
+from perfblog.generator.source.snippet import Cell, Snippet, import_bases
+
+#: Where a snippet's downloads go in the site (beside its copied images): ``_snippets/<stem>/<stem>.py``.
+FOLDER = "_snippets"
+#: The header line that names what to install; the clean-environment test reads it back (``needs``).
+NEEDS = "# Needs: pip install "
+#: Import names whose package on the index is called otherwise.
+PACKAGES = {"PIL": "pillow", "IPython": "ipython", "yaml": "pyyaml", "sklearn": "scikit-learn",
+            "cv2": "opencv-python", "bs4": "beautifulsoup4"}
+#: The link's words, by the page's primary language.
+WORDS = {"zh": "下载", "en": "Download"}
+#: An assertion that reads a measured time or a speed ratio is a timing verdict: an attribute, name or
+#: string key that ends in a time unit (``median_s``, ``wall_s``, ``"median_us"``) or names a ratio.
+TIMING = re.compile(r"(?:_s|_ms|_us|_ns)$|^(?:speedup|speedup_text|interval|judge|judgement|verdict|ratio)$")
+
+
+class DownloadError(GeneratorError):
+    """A snippet cannot be turned into a file that runs by itself (its line says why)."""
+
+
+@dataclass(frozen=True)
+class Download:
+    """A snippet's two downloads, and the packages beyond torch they need."""
+
+    stem: str
+    py: str
+    ipynb: str
+    packages: tuple[str, ...]
+
+
+def paths(stem: str) -> tuple[str, str]:
+    """The site paths of a snippet's ``.py`` and ``.ipynb``."""
+    return f"{FOLDER}/{stem}/{stem}.py", f"{FOLDER}/{stem}/{stem}.ipynb"
+
+
+def link(stem: str, language: str, relative: Callable[[str], str]) -> str:
+    """The HTML of the two links, in the page's language; ``relative`` makes a site path the page's."""
+    word = WORDS.get(language.split("-", 1)[0].lower(), WORDS["en"])
+    py, ipynb = (html.escape(relative(p), quote=True) for p in paths(stem))
+    return (f'<span class="snippet-download">{word} <a href="{py}" download>.py</a> / '
+            f'<a href="{ipynb}" download>.ipynb</a></span>')
+
+
+def box(stems: Iterable[str], language: str, relative: Callable[[str], str]) -> str:
+    """The links of snippets a page embeds only inline (a value, a verdict), at the end of the page."""
+    items = "<br>".join(f"<code>{html.escape(stem)}</code> · {link(stem, language, relative)}"
+                        for stem in stems)
+    return f'\n\n<p class="snippet-downloads">{items}</p>\n' if items else ""
+
+
+def make_all(snippets: Iterable[Snippet]) -> list[Download]:
+    """The downloads of ``snippets``, the project's modules read once."""
+    found: dict[Path, Modules] = {}
+    return [make(s, found.setdefault(s.root, modules_for(s.root))) for s in snippets]
+
+
+def needs(py: str) -> tuple[str, ...]:
+    """The packages beyond torch a download's header names."""
+    for line in py.splitlines():
+        if line.startswith(NEEDS):
+            return tuple(p for p in line[len(NEEDS):].split() if p != "torch")
+    raise DownloadError(f"no '{NEEDS.strip()}' line in the download")
+
+
+def is_timing(stmt: ast.stmt) -> bool:
+    """Whether ``stmt`` asserts on a measured time or a speed ratio (``TIMING``)."""
+    if not isinstance(stmt, ast.Assert):
+        return False
+    for node in ast.walk(stmt.test):
+        word = (node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name)
+                else node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None)
+        if word and TIMING.search(word):
+            return True
+    return False
+
+
+def modules_for(root: Path) -> Modules:
+    """The project's modules a snippet under ``root`` may import: the snippets folder, the project, its
+    ``src/``, and wherever perfblog itself is installed."""
+    return Modules([*import_bases(root), Path(perfblog.__file__).parent.parent])
+
+
+def make(snippet: Snippet, modules: Modules) -> Download:
+    """The snippet's downloads."""
+    recording = inline.Recording.of(modules)
+    cells = [(c, _tree(snippet, c)) for c in snippet.cells if c.kind == "code"]
+    resolve: dict[str, Binding] = {}
+    taken: set[str] = set()
+    for _, tree in cells:
+        for stmt in tree.body:
+            local = _local_imports(stmt, modules)
+            resolve.update(local)
+            taken.update(n for n in inline.bound_names(stmt) if n not in local)
+    inliner = inline.Inliner(modules, recording, taken)
+    parts: list[str] = []
+    for cell in snippet.cells:
+        if cell.kind == "markdown":
+            parts.append("# %% [markdown]\n" + textwrap.indent(cell.source.strip("\n"), "# ", lambda s: True)
+                         .replace("# \n", "#\n"))
+            continue
+        code = _clean(snippet, cell, _tree(snippet, cell), resolve, inliner, recording, modules)
+        if code.strip():
+            parts.append("# %%\n" + (_raising(code) if cell.raises else code))
+    helpers = inliner.collect()
+    if helpers.definitions:  # before the first code cell, after the snippet's opening prose
+        at = next((i for i, part in enumerate(parts) if not part.startswith("# %% [markdown]")), len(parts))
+        parts.insert(at, "# %% [markdown]\n# The blog's helpers this code uses, copied in so that the file "
+                         "runs by itself.\n\n# %%\n" + helpers.code())
+    body = "\n\n\n".join(parts)
+    packages = _packages([helpers.code(), body])
+    header = (f"# {snippet.stem}: the code of a post, as one file that runs by itself (Python 3.11+, on the "
+              f"CPU or a CUDA GPU).\n{NEEDS}{' '.join(['torch', *packages])}\n\n")
+    py = header + body.rstrip("\n") + "\n"
+    notebook = jupytext.reads(py, fmt="py:percent")
+    notebook.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
+    return Download(snippet.stem, py, jupytext.writes(notebook, fmt="ipynb"), packages)
+
+
+def publish(site_dir: Path, downloads: Iterable[Download]) -> None:
+    for download in downloads:
+        py, ipynb = paths(download.stem)
+        atomic_write(site_dir / py, download.py.encode())
+        atomic_write(site_dir / ipynb, download.ipynb.encode())
+
+
+def _tree(snippet: Snippet, cell: Cell) -> ast.Module:
+    try:
+        return ast.parse(cell.source)
+    except SyntaxError as exc:
+        raise DownloadError(f"{snippet.where}:{cell.first_line + (exc.lineno or 1) - 1}: a download needs "
+                            f"plain Python ({exc.msg})") from exc
+
+
+def _local_imports(stmt: ast.stmt, modules: Modules) -> dict[str, Binding]:
+    """The names an import of the project's own modules binds, and what each is."""
+    if isinstance(stmt, ast.ImportFrom) and stmt.module and not stmt.level and modules.is_local(stmt.module):
+        module = modules.find(stmt.module)
+        assert module is not None
+        return {a.asname or a.name: (inline.ModuleRef(f"{stmt.module}.{a.name}")
+                                     if modules.is_local(f"{stmt.module}.{a.name}")
+                                     else modules.binding(module, a.name)) for a in stmt.names}
+    if isinstance(stmt, ast.Import):
+        return {a.asname or a.name: inline.ModuleRef(a.name) for a in stmt.names if modules.is_local(a.name)}
+    return {}
+
+
+def _clean(snippet: Snippet, cell: Cell, tree: ast.Module, resolve: dict[str, Binding],
+           inliner: inline.Inliner, recording: inline.Recording, modules: Modules) -> str:
+    """The cell as the download runs it: blog markers, local imports, record calls and timing
+    assertions removed, reads of the project's names renamed to the inlined ones."""
+    lines = cell.source.splitlines()
+    edits: dict[Span, str] = {}
+    _prune(tree.body, resolve, recording, modules, edits)
+    for number, line in enumerate(lines, 1):
+        if hidden.is_marker(line):
+            edits[(number, -1, number, -1)] = ""
+    try:
+        edits.update(inliner.edits(None, tree, resolve, inline.deleted_lines(edits)))
+    except inline.InlineError as exc:
+        raise DownloadError(f"{snippet.where}:{cell.first_line}: {exc}") from exc
+    kept = inline.apply(lines, None, edits) if lines else ""
+    return re.sub(r"\n{3,}", "\n\n", kept).strip("\n")
+
+
+def _prune(body: list[ast.stmt], resolve: dict[str, Binding], recording: inline.Recording,
+           modules: Modules, edits: dict[Span, str]) -> bool:
+    """Delete (as edits) the statements a download leaves out; True when all of ``body`` went. A block
+    whose statements all went goes too; one that must stay (``else`` beside a kept branch) gets ``pass``."""
+    kept = False
+    for stmt in body:
+        func = stmt.value.func if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) else None
+        binding = resolve.get(func.id) if isinstance(func, ast.Name) else None
+        if (recording.is_call(stmt, binding) or is_timing(stmt) or _local_imports(stmt, modules)
+                or _blocks_gone(stmt, resolve, recording, modules, edits)):
+            edits[inline.whole_lines(stmt)] = ""
+        else:
+            kept = True
+    return not kept
+
+
+def _blocks_gone(stmt: ast.stmt, resolve: dict[str, Binding], recording: inline.Recording,
+                 modules: Modules, edits: dict[Span, str]) -> bool:
+    blocks = [b for b in (getattr(stmt, f, None) for f in ("body", "orelse", "finalbody")) if b]
+    blocks += [h.body for h in getattr(stmt, "handlers", [])]
+    if not blocks or isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return False
+    emptied = [b for b in blocks if _prune(b, resolve, recording, modules, edits)]
+    if len(emptied) == len(blocks):
+        return True
+    for block in emptied:  # keep the block's syntax: its first statement becomes ``pass``
+        for s in block:
+            edits.pop(inline.whole_lines(s), None)
+        edits[(block[0].lineno, -1, block[-1].end_lineno or block[0].lineno, -1)] = "pass"
+    return False
+
+
+def _raising(code: str) -> str:
+    """A cell that raises on purpose, made to print its error so the file runs on."""
+    return ("try:\n" + textwrap.indent(code, "    ") + "\nexcept Exception as error:  # raised on purpose: "
+            "the post shows this error\n    print(f\"{type(error).__name__}: {error}\")")
+
+
+def _packages(sources: Iterable[str]) -> tuple[str, ...]:
+    """The packages beyond torch and the standard library that ``sources`` import, by their index names."""
+    found: set[str] = set()
+    for source in sources:
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.Import):
+                found.update(a.name.split(".")[0] for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                found.add(node.module.split(".")[0])
+    found -= {*sys.stdlib_module_names, "torch", "__future__"}
+    return tuple(sorted(PACKAGES.get(name, name) for name in found))
