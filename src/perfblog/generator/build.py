@@ -36,6 +36,7 @@ from perfblog.generator.run.engine import Engine
 from perfblog.generator.store.content import IMAGE_NAME, ChartRecord, ValueRecord, image_matches
 from perfblog.generator.store.report import BuildReport, Entry
 from perfblog.generator.store.resolve import Status
+from perfblog.generator.store.versions import version_outcomes
 
 log = logging.getLogger("mkdocs.plugins.snippets")
 
@@ -69,7 +70,8 @@ class Build:
         self.torch = torch  # the torch version posts describe unless their front matter says `torch:`
         self.report = BuildReport(engine.mode, engine.device_class)
         self.renderer = render.Renderer(self.lookup, embeds.image_url, self._warn_line,
-                                        chart_shown=self._chart_shown, options=options)
+                                        chart_shown=self._chart_shown, options=options,
+                                        versions=lambda stem: version_outcomes(engine.store.root, stem))
         self.chart_pngs = chart_pngs
         self.chart_font = chart_font
         self._charts: dict[str, ChartRecord] = {}  # site path of the PNG -> the chart it shows

@@ -13,13 +13,14 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from perfblog.generator.errors import EmbedError
-from perfblog.generator.render import charts, downloads, outputs, phrases, sanitize
+from perfblog.generator.render import charts, downloads, history, outputs, phrases, sanitize
 from perfblog.generator.source import hidden
 from perfblog.generator.source.celltags import Tag
 from perfblog.generator.source.snippet import Snippet
 from perfblog.generator.store.content import SECTIONS, ChartRecord, TableRecord, ValueRecord, VerdictRecord
 from perfblog.generator.store.resolve import Status
 from perfblog.generator.store.result import CellResult, Result
+from perfblog.generator.store.versions import VersionOutcome
 from perfblog.harness.verdict import Verdict
 
 R = TypeVar("R", ValueRecord, TableRecord, ChartRecord, VerdictRecord)
@@ -87,6 +88,7 @@ class Host(Protocol):
     chart_shown: ChartShown
     options: outputs.Options
     warn: Warn
+    versions: Callable[[str], tuple[VersionOutcome, ...]]
 
 
 class Embeds:
@@ -109,7 +111,8 @@ class Embeds:
 
     def functions(self) -> dict[str, Callable[..., str]]:
         return {"code": self.code, "output": self.output, "table": self.table, "chart": self.chart,
-                "value": self.value, "verdict": self.verdict, "provenance": self.provenance}
+                "value": self.value, "verdict": self.verdict, "provenance": self.provenance,
+                **history.Histories(self).functions()}
 
     def _get(self, stem: str) -> Resolved:
         if not isinstance(stem, str):

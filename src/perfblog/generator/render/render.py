@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +26,7 @@ from jinja2 import meta, nodes
 from perfblog.generator.errors import EmbedError, GeneratorError
 from perfblog.generator.render import outputs, sandbox, sanitize, scan
 from perfblog.generator.render.embeds import ChartShown, Embeds, ImageUrl, Lookup, Page, Shown, Warn
+from perfblog.generator.store.versions import VersionOutcome
 
 #: Only pages containing this may have embeds.
 MARKER = "<%"
@@ -76,7 +77,8 @@ class Renderer:
 
     def __init__(self, lookup: Lookup, image_url: ImageUrl | None = None, warn: Warn | None = None, *,
                  flavor: type[Embeds] | None = None, chart_shown: ChartShown | None = None,
-                 options: outputs.Options | None = None) -> None:
+                 options: outputs.Options | None = None,
+                 versions: Callable[[str], tuple[VersionOutcome, ...]] | None = None) -> None:
         self.env = environment()
         self.lookup = lookup  # must not run anything: ``parse`` names what to prepare before ``fill``
         self.image_url = image_url or (lambda stem, cls, name, url: f"{stem}/{cls}-files/{name}")
@@ -85,6 +87,7 @@ class Renderer:
         self.chart_shown = chart_shown or (lambda resolved, record: None)
         self.options = options or outputs.Options()  # how outputs show (the plugin's output_* options)
         self.warn = warn or (lambda post, line, message: None)
+        self.versions = versions or (lambda stem: ())  # a snippet's torch version records (``history``)
         self.shown = Shown()  # of the last rendering
 
     def parse(self, markdown: str, post: str, line_offset: int = 0) -> Template:

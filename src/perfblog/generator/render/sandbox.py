@@ -29,8 +29,11 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 
 #: The embed functions, in the order messages list them (the renderer provides them).
 EMBEDS = ("code", "output", "table", "chart", "value", "verdict", "provenance")
-#: Functions a post may call: the embeds, ``range``, and the renderer's own ``_indent``.
-FUNCTIONS = frozenset({*EMBEDS, "range", "_indent"})
+#: The history of claims across torch versions (``history``): they read version records, never a
+#: snippet's shown result, so a page that calls them prepares (runs) nothing for them.
+HISTORIES = ("history", "history_chart")
+#: Functions a post may call: the embeds, the histories, ``range``, and the renderer's own ``_indent``.
+FUNCTIONS = frozenset({*EMBEDS, *HISTORIES, "range", "_indent"})
 #: Filters a post may use: none of them can make output much larger than its input.
 FILTERS = frozenset({
     "abs", "capitalize", "default", "d", "first", "float", "int", "join", "last", "length", "count", "list",

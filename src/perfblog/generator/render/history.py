@@ -1,0 +1,255 @@
+"""A claim's history across torch versions: the ``history`` and ``history_chart`` embeds.
+
+A post lists claims, each a snippet and one of the claims its version records hold (``cell:NAME``:
+the cell's assertions held; ``verdict:NAME``: a recorded verdict; ``value:NAME``: a glued value), with
+the words its row shows::
+
+    <%= history([["host_syncs", "value:graph_partition", "graph_partition 默认开启"],
+                 ["fullgraph_errors", "cell:data_dependent_if", "按张量的值写 if 会报错"]]) %>
+
+The table has one column per torch version that any listed snippet was run under (`blog run --torch`,
+``store.versions``) on one device class; each cell says what that version's record says, with the
+record's provenance as its tooltip. Below it, the changes between neighbouring versions are written out
+from the same records, so the text that says which version changed what is never typed. A snippet that
+failed on a version shows "fails on this version" with its error, never a blank.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import TYPE_CHECKING, Any
+
+from perfblog.generator.errors import EmbedError
+from perfblog.generator.render import charts, sanitize
+from perfblog.generator.store.content import ChartRecord
+from perfblog.generator.store.result import Outcome
+from perfblog.generator.store.versions import VersionOutcome, version_order
+from perfblog.harness.words import readable
+
+if TYPE_CHECKING:
+    from perfblog.generator.render.embeds import Embeds
+
+inert = sanitize.text
+#: The kinds of claim a row may name: what a version record compares (``VersionOutcome.claims``).
+KINDS = ("cell", "verdict", "value")
+
+
+@dataclass(frozen=True)
+class Words:
+    """One language's words for a history."""
+
+    claim: str  # the first column's heading
+    holds: str
+    fails: str  # the cell ran and its assertion did not hold
+    broken: str  # the run failed before the cell (an import error, a dead kernel)
+    absent: str  # the version's record does not have this claim
+    true: str
+    false: str
+    verdicts: Mapping[str, str]
+    change: Callable[[str, str, str, str, str], str]  # (before torch, after torch, label, before, after)
+    steady: Callable[[str, str, int], str]  # (first torch, last torch, how many): nothing changed
+    none: str  # no version record at all
+
+
+ZH = Words(
+    claim="结论", holds="成立", fails="不成立", broken="在此版本上失败", absent="未记录", true="是",
+    false="否",
+    verdicts={"faster": "更快", "slower": "更慢", "no-difference": "没有可测的差别",
+              "inconclusive": "无定论"},
+    change=lambda a, b, label, old, new: f"torch {a} → {b}：「{label}」由“{old}”变为“{new}”。",
+    steady=lambda a, b, n: f"从 torch {a} 到 {b}（{n} 个版本），表中每条结论都没有变化。",
+    none="还没有任何版本的记录（用 blog run --torch 运行）。",
+)
+EN = Words(
+    claim="Claim", holds="holds", fails="does not hold", broken="fails on this version",
+    absent="not recorded", true="yes", false="no",
+    verdicts={"faster": "faster", "slower": "slower", "no-difference": "no measurable difference",
+              "inconclusive": "inconclusive"},
+    change=lambda a, b, label, old, new: f"torch {a} → {b}: “{label}” went from “{old}” to “{new}”.",
+    steady=lambda a, b, n: f"From torch {a} to {b} ({n} versions), no claim in the table changed.",
+    none="No version has been recorded yet (run blog run --torch).",
+)
+LANGUAGES: Mapping[str, Words] = {"zh": ZH, "en": EN}
+
+
+@dataclass(frozen=True)
+class Row:
+    """One claim of a history: which snippet, which of its claims, and the words the row shows."""
+
+    snippet: str
+    claim: str  # "cell:NAME", "verdict:NAME" or "value:NAME"
+    label: str
+
+
+@dataclass(frozen=True)
+class Cell:
+    """What one version's record says of one claim: the words shown, a state to compare, the tooltip."""
+
+    torch: str
+    state: str  # compared between versions: "holds", "fails", "broken", "absent", a verdict, a value
+    text: str
+    title: str
+
+
+def rows(spec: object) -> tuple[Row, ...]:
+    """The rows a post asked for: a list of [snippet, claim, label]; EmbedError saying what is wrong."""
+    if not isinstance(spec, Sequence) or isinstance(spec, str) or not spec:
+        raise EmbedError('history() takes a list of [snippet, "cell:NAME" | "verdict:NAME" | "value:NAME", '
+                         "label]")
+    found = []
+    for item in spec:
+        if (not isinstance(item, Sequence) or isinstance(item, str) or len(item) != 3
+                or not all(isinstance(part, str) and part for part in item)):
+            raise EmbedError(f"history(): {item!r} is not [snippet, claim, label] (three strings)")
+        snippet, claim, label = item
+        kind, _, name = claim.partition(":")
+        if kind not in KINDS or not name:
+            raise EmbedError(f"history(): claim {claim!r} of {snippet} must be one of "
+                             f"{', '.join(k + ':NAME' for k in KINDS)}")
+        found.append(Row(snippet, claim, label))
+    return tuple(found)
+
+
+def cell(outcome: VersionOutcome | None, row: Row, words: Words, torch: str) -> Cell:
+    """What ``outcome`` (one version's record of the row's snippet; None: not run there) says of the row."""
+    if outcome is None:
+        return Cell(torch, "absent", words.absent, "")
+    title = tooltip(outcome)
+    kind, _, name = row.claim.partition(":")
+    state = outcome.claims.get(row.claim)
+    if kind == "cell":
+        ran = outcome.cell(name)
+        if ran is not None and ran.outcome is Outcome.OK:
+            return Cell(torch, "holds", words.holds, title)
+        if ran is not None and _refuted(ran.outcome, ran.error):
+            return Cell(torch, "fails", words.fails, f"{ran.error or ran.outcome.value} · {title}")
+        if ran is not None:  # it could not run as written there: an API missing, a dead kernel
+            return Cell(torch, "broken", words.broken, f"{ran.error or ran.outcome.value} · {title}")
+    elif kind == "verdict" and name in outcome.verdicts:
+        record = outcome.verdicts[name]
+        text = f"{words.verdicts.get(record.verdict.value, record.verdict.value)} {readable(record.ratio)}×"
+        return Cell(torch, record.verdict.value, text,
+                    f"{readable(record.low)}–{readable(record.high)}× · {title}")
+    elif kind == "value" and name in outcome.values:
+        value = outcome.values[name]
+        text = (words.true if value else words.false) if isinstance(value, bool) else str(value)
+        return Cell(torch, state or text, text, title)
+    if not outcome.ok:
+        return Cell(torch, "broken", words.broken, f"{outcome.error or ''} · {title}")
+    return Cell(torch, "absent", words.absent, title)
+
+
+def _refuted(outcome: Outcome, error: str | None) -> bool:
+    """Whether a cell's outcome says its claim does not hold (an assertion failed, or a declared raise did
+    not happen), rather than that the cell could not run on that version (any other error)."""
+    return outcome is Outcome.NOT_RAISED or (
+        outcome is Outcome.RAISED and (error or "").startswith("AssertionError"))
+
+
+def tooltip(outcome: VersionOutcome) -> str:
+    """The record's provenance, as a cell's tooltip: which torch, Python, device class, when, from what."""
+    prov = outcome.provenance
+    commit = f"commit {prov.git_commit[:10]}" if prov.git_commit else ""
+    parts = [f"torch {outcome.torch}", f"Python {prov.python}" if prov.python else "", outcome.device_class,
+             prov.device, f"ran {prov.ran_at}", commit]
+    return " · ".join(part for part in parts if part)
+
+
+@dataclass(frozen=True)
+class History:
+    """A history's table: the device class, the torch versions (columns) and one row of cells per claim."""
+
+    device_class: str | None
+    versions: tuple[str, ...]
+    rows: tuple[tuple[Row, tuple[Cell, ...]], ...]
+
+    def changes(self, words: Words) -> list[str]:
+        """Each change of a claim between neighbouring versions that both recorded it, as a sentence."""
+        said = []
+        for row, cells in self.rows:
+            known = [c for c in cells if c.state != "absent"]
+            for before, after in pairwise(known):
+                if before.state != after.state:
+                    said.append(words.change(before.torch, after.torch, row.label, before.text, after.text))
+        return said
+
+
+def build(wanted: tuple[Row, ...], records: Callable[[str], tuple[VersionOutcome, ...]], kind: str,
+          words: Words) -> History:
+    """The history of ``wanted`` on the device class of ``kind`` ("cpu", "cuda") that most records have."""
+    found = {row.snippet: [o for o in records(row.snippet) if o.device_class.split("-", 1)[0] == kind]
+             for row in wanted}
+    classes = [o.device_class for outcomes in found.values() for o in outcomes]
+    device_class = max(sorted(set(classes)), key=classes.count, default=None)
+    by_version: dict[str, dict[str, VersionOutcome]] = {}
+    for snippet, outcomes in found.items():
+        for outcome in outcomes:
+            if outcome.device_class == device_class:
+                by_version.setdefault(outcome.torch, {})[snippet] = outcome
+    versions = tuple(sorted(by_version, key=version_order))
+    table = tuple((row, tuple(cell(by_version[v].get(row.snippet), row, words, v) for v in versions))
+                  for row in wanted)
+    return History(device_class, versions, table)
+
+
+def html(history: History, words: Words) -> str:
+    """The table and the sentences of its changes, every piece of text made inert."""
+    if not history.versions:
+        return f'<p class="snippet-history snippet-missing">{inert(words.none)}</p>'
+    head = "".join(f'<th scope="col">torch {inert(v)}</th>' for v in history.versions)
+    body = []
+    for row, cells in history.rows:
+        tds = "".join(f'<td class="snippet-history-{inert(c.state)}" title="{inert(c.title)}" '
+                      f'data-torch="{inert(c.torch)}">{inert(c.text)}</td>' for c in cells)
+        body.append(f'<tr data-snippet="{inert(row.snippet)}" data-claim="{inert(row.claim)}">'
+                    f'<th scope="row">{inert(row.label)}</th>{tds}</tr>')
+    changes = history.changes(words)
+    if changes:
+        said = "<ul>" + "".join(f"<li>{inert(line)}</li>" for line in changes) + "</ul>"
+    else:
+        first, last = history.versions[0], history.versions[-1]
+        said = f"<p>{inert(words.steady(first, last, len(history.versions)))}</p>"
+    return (f'\n<div class="snippet-history" data-device-class="{inert(history.device_class or "")}">'
+            f'<table><thead><tr><th scope="col">{inert(words.claim)}</th>{head}</tr></thead>'
+            f'<tbody>{"".join(body)}</tbody></table>'
+            f'<div class="snippet-history-changes">{said}</div></div>\n\n')
+
+
+def ratio_chart(snippet: str, verdict: str, outcomes: tuple[VersionOutcome, ...], title: str) -> ChartRecord:
+    """A line of ``verdict``'s ratio (with its interval's ends) across the versions that recorded it."""
+    kept = [(o.torch, o.verdicts[verdict]) for o in outcomes if verdict in o.verdicts]
+    if not kept:
+        raise EmbedError(f"history_chart(): no version record of {snippet} has the verdict {verdict!r}")
+    series = {"ratio": tuple(r.ratio for _, r in kept), "low": tuple(r.low for _, r in kept),
+              "high": tuple(r.high for _, r in kept)}
+    points = ", ".join(f"torch {v}: {readable(r.ratio)}×" for v, r in kept)
+    return ChartRecord(name=f"history-{verdict}", chart="line", x=tuple(v for v, _ in kept), series=series,
+                       alt=f"{title}: {points}", title=title, x_label="torch", y_label="×")
+
+
+class Histories:
+    """The history embeds of one page, bound to its ``Embeds`` (the snippet lookup and the language)."""
+
+    def __init__(self, embeds: Embeds) -> None:
+        self.embeds = embeds
+        self.words = LANGUAGES.get(embeds.page.primary_language, EN)
+
+    def functions(self) -> dict[str, Callable[..., str]]:
+        return {"history": self.history, "history_chart": self.history_chart}
+
+    def _records(self, snippet: str) -> tuple[VersionOutcome, ...]:
+        self.embeds._get(snippet)  # an unknown snippet is an EmbedError naming it, before any path is made
+        return self.embeds.r.versions(snippet)
+
+    def history(self, spec: Any, device: str = "cpu") -> str:
+        """The table of the listed claims across every recorded torch version on ``device``."""
+        return html(build(rows(spec), self._records, device, self.words), self.words)
+
+    def history_chart(self, snippet: str, verdict: str, title: str = "", device: str = "cpu") -> str:
+        """A chart of one recorded verdict's ratio across the recorded torch versions on ``device``."""
+        outcomes = tuple(o for o in self._records(snippet) if o.device_class.split("-", 1)[0] == device)
+        record = ratio_chart(snippet, verdict, outcomes, title or f"{snippet} · {verdict}")
+        return f'\n<figure class="snippet-chart snippet-history-chart">{charts.svg(record)}' \
+               f"<figcaption>{inert(record.title)}</figcaption></figure>\n\n"
