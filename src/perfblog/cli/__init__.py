@@ -14,13 +14,14 @@ from collections.abc import Sequence
 from perfblog.cli import init
 from perfblog.core.cli import Registrar
 from perfblog.core.errors import BlogError
-from perfblog.generator import commands, export, scaffold
+from perfblog.generator import commands, export, scaffold, torches
 from perfblog.seo import cli as seo
 
 #: Every command family of `blog`, in the order `blog --help` lists them: `blog export`, `blog init`,
-#: `blog new`, `blog run` and its kin (status, show, mv, migrate, resources), `blog seo` and `blog submit`.
+#: `blog new`, `blog run` and its kin (status, show, mv, migrate, resources), `blog envs`, `blog seo` and
+#: `blog submit`.
 REGISTRARS: tuple[Registrar, ...] = (export.register, init.register, scaffold.register, commands.register,
-                                     seo.register)
+                                     torches.register, seo.register)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -26,7 +26,7 @@ from rich.table import Table
 from perfblog.core.cli import add_project_option, load_project
 from perfblog.core.conventions import SNIPPETS_PLUGIN
 from perfblog.core.project import Layout
-from perfblog.generator import device, rename
+from perfblog.generator import device, rename, torches
 from perfblog.generator.config import declared_torch, settings_of
 from perfblog.generator.errors import SnippetError
 from perfblog.generator.render.embeds import provenance_line, same_version
@@ -92,6 +92,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--device-class", action="append", default=None, metavar="CLASS", dest="device_classes",
                      help="with --executor ray: fill this device class (repeatable; default: every class "
                           "the cluster's nodes offer)")
+    torches.add_option(run)
     _locations(run)
     run.set_defaults(handler=cmd_run)
 
@@ -162,6 +163,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     """
     mode = Mode.FORCE if args.force else Mode(args.mode) if args.mode else resolve.mode(Mode.AUTO)
     engine = _engine(args, mode)
+    if args.torch is not None:
+        with _terminated_as_interrupt():
+            return torches.run_versions(engine, args.torch, args.snippets, _console(stderr=True))
     snippets = [engine.snippet(name) for name in (args.snippets or engine.stems())]
     request = Request(workers=args.jobs, address=args.address,
                       device_classes=tuple(args.device_classes or ()))

@@ -116,6 +116,13 @@ class SnippetsConfig(base.Config):
     """Count a post's reading time from its prose alone (code, outputs, tables and charts skimmed, Han
     characters at 400 a minute) in place of Material's blog plugin's figure, unless the post's front
     matter sets `readtime`. Off: the blog's own `post_readtime_words_per_minute` and Material's count."""
+    torch_versions = c.ListOfItems(c.Type(str), default=[])
+    """The torch release series `blog run --torch` checks the claim snippets on when given no versions
+    (`["2.10", "2.11", "2.12", "2.13", "2.14"]`, or `latest`), each in its own environment outside the
+    project (docs/versions.md); `blog envs --prune` keeps only these."""
+    claim_snippets = c.ListOfItems(c.Type(str), default=[])
+    """The snippets whose claims `blog run --torch` checks on each version: behaviour snippets (a cell's
+    assertions, a verdict, a glued true/false), not long timing ones. Empty: `--torch` needs names."""
     torch_version = c.Type(str, default="")
     """The torch version posts describe (`"2.13"`); a post's front matter `torch:` wins. Results made under
     another version are labelled with theirs, never stale. Empty: the installed torch's major.minor."""
@@ -151,6 +158,8 @@ def settings_of(options: SnippetsConfig | None, layout: Layout) -> Settings:
         torch_version=declared_torch(options),
         max_output=options.exec_max_output,
         env=EnvPolicy(tuple(options.exec_env_deny), tuple(options.exec_env_allow)),
+        torch_versions=tuple(options.torch_versions),
+        claim_snippets=tuple(options.claim_snippets),
     )
 
 

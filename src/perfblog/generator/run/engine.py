@@ -44,6 +44,8 @@ class Settings:
     torch_version: str | None = None  # the torch posts describe: results of others are labelled
     max_output: int = MAX_OUTPUT
     env: EnvPolicy = field(default_factory=EnvPolicy)
+    torch_versions: tuple[str, ...] = ()  # what `blog run --torch` runs when given no versions
+    claim_snippets: tuple[str, ...] = ()  # the snippets `blog run --torch` runs when given none
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mode", Mode(self.mode))  # a mode given by its name is the mode

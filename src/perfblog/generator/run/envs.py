@@ -37,6 +37,9 @@ class Spec:
 
     python: Path
     requirements: tuple[str, ...] = ()
+    #: Folders of wheels pip looks in besides its index (``--find-links``: wheels downloaded once, kept in
+    #: the cache). Not part of the key: where a wheel came from does not change what is installed.
+    find_links: tuple[Path, ...] = ()
 
     def version(self) -> str:
         """The interpreter's full version, part of the key (3.12.1 and 3.12.8 are different builds)."""
@@ -80,11 +83,25 @@ def make(spec: Spec, into: Path, *, fresh: bool = False) -> Env:
     python = str(into / "bin" / "python")
     if spec.requirements:  # -qq: pip's warnings about this machine's local mirrors would bury the output
         _run([python, "-m", "pip", "install", "-qq", "--upgrade", "pip"], "pip install --upgrade pip")
-        _run([python, "-m", "pip", "install", "-qq", *spec.requirements], "pip install " + " ".join(
+        links = [arg for found in spec.find_links if found.is_dir() for arg in ("--find-links", str(found))]
+        _run([python, "-m", "pip", "install", "-qq", *links, *spec.requirements], "pip install " + " ".join(
             spec.requirements))
     record = {"key": key, "python": spec.version(), "requirements": sorted(spec.requirements)}
     marker.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")  # last: a finished env
     return Env(into, reused=False)
+
+
+def listing(folder: Path) -> list[tuple[Env, dict[str, object] | None]]:
+    """Each environment folder directly in ``folder`` and what it records (its Python and requirements),
+    None for one never finished (a make that was interrupted), for `blog envs`."""
+    found: list[tuple[Env, dict[str, object] | None]] = []
+    for path in sorted(p for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else ():
+        try:
+            record = json.loads((path / KEY_FILE).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            record = None
+        found.append((Env(path, reused=True), record if isinstance(record, dict) else None))
+    return found
 
 
 def _recorded_key(marker: Path) -> str | None:

@@ -1,0 +1,143 @@
+"""`blog run --torch` and `blog envs` (generator/torches.py, run/matrix.py) against fake torch releases:
+environments holding a tiny `torch` package (ipykernel and the rest from this test's own environment,
+through a .pth), so one claim flips between "98.0.0" and "99.0.0" without downloading a real torch. The
+newest version is resolved by pip itself, offline, from a wheel of the fake release in the wheels folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import sysconfig
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from perfblog.cli import main
+from perfblog.generator.run import envs, matrix
+from perfblog.generator.store import versions
+
+PYTHON = Path(sys.base_prefix) / "bin" / f"python{sys.version_info.major}.{sys.version_info.minor}"
+MINOR = f"{sys.version_info.major}.{sys.version_info.minor}"
+
+SNIPPET = '''# %% name="setup"
+import torch
+
+from perfblog.generator import glue
+
+glue("fast_path", torch.fast_path())
+
+# %% name="check"
+assert torch.fast_path(), "the fast path is gone"
+
+# %% name="after"
+print("still runs")
+'''
+
+
+def fake_torch(version: str, fast: bool) -> str:
+    return f"__version__ = {version!r}\n\n\ndef fast_path():\n    return {fast!r}\n"
+
+
+def fake_env(cache: Path, version: str, fast: bool) -> Path:
+    """The environment `blog run --torch SERIES` would make, made here without pip: the builder reuses it
+    because its key is the one it would compute."""
+    series = matrix.series_of(version)
+    spec = envs.Spec(PYTHON, (*matrix.KERNEL_REQUIREMENTS, f"torch=={series}.*"))
+    into = cache / "perfblog" / "envs" / f"torch-{series}-py{MINOR}"
+    subprocess.run([str(PYTHON), "-m", "venv", "--without-pip", str(into)], check=True)
+    site = Path(subprocess.run([str(into / "bin" / "python"), "-c", "import sysconfig; "
+                                "print(sysconfig.get_paths()['purelib'])"], capture_output=True, text=True,
+                               check=True).stdout.strip())
+    (site / "torch").mkdir()
+    (site / "torch" / "__init__.py").write_text(fake_torch(version, fast))
+    (site / f"torch-{version}.dist-info").mkdir()
+    (site / f"torch-{version}.dist-info" / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: torch\nVersion: {version}\n")
+    (site / "test-kernel.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")  # ipykernel from here
+    record = {"key": spec.key(), "python": spec.version(), "requirements": sorted(spec.requirements)}
+    (into / envs.KEY_FILE).write_text(json.dumps(record))
+    return into
+
+
+def fake_wheel(folder: Path, version: str) -> None:
+    """A wheel of the fake release, so that pip resolves it as the newest torch (offline)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    info = f"torch-{version}.dist-info"
+    with zipfile.ZipFile(folder / f"torch-{version}-py3-none-any.whl", "w") as wheel:
+        wheel.writestr("torch/__init__.py", fake_torch(version, False))
+        wheel.writestr(f"{info}/METADATA", f"Metadata-Version: 2.1\nName: torch\nVersion: {version}\n")
+        wheel.writestr(f"{info}/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\n"
+                                        "Tag: py3-none-any\n")
+        wheel.writestr(f"{info}/RECORD", "")
+
+
+@pytest.fixture
+def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A snippets folder with one claim snippet, the user's cache in tmp_path, pip offline."""
+    (tmp_path / "snippets").mkdir()
+    (tmp_path / "snippets" / "claim.py").write_text(SNIPPET)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)  # this machine's constraints and mirrors: not here
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setattr(matrix, "python_for", lambda series: PYTHON)
+    monkeypatch.setattr(matrix, "DEFAULT_PYTHON", MINOR)
+    return tmp_path
+
+
+def run(*argv: str) -> int:
+    return main(["run", "--snippets-dir", "snippets", *argv])
+
+
+@pytest.mark.kernel
+def test_latest_fails_naming_the_flipped_claim_and_both_versions(site: Path, capsys, monkeypatch) -> None:
+    fake_env(site / "cache", "98.0.0", fast=True)
+    fake_env(site / "cache", "99.0.0", fast=False)
+    fake_wheel(site / "cache" / "perfblog" / "wheels", "99.0.0")
+    summary = site / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    assert run("--torch", "98.0", "claim") == 0
+    assert run("--torch", "latest", "claim") == 1
+    err = capsys.readouterr().err
+    assert "FLIPPED claim cell:check: ok on torch 98.0.0 -> raised on torch 99.0.0" in err
+    assert "FLIPPED claim value:fast_path: true on torch 98.0.0 -> false on torch 99.0.0" in err
+    assert "cell:after" not in err  # ran past the failing cell, and held on both
+    assert "| claim | `cell:check` | ok (98.0.0) | raised (99.0.0) |" in summary.read_text()
+    old, new = versions.version_outcomes(site / "snippets" / "_results", "claim")
+    assert (old.torch, old.ok, new.torch, new.ok, new.failing_cell) == ("98.0.0", True, "99.0.0", False, "check")
+    assert "the fast path is gone" in (new.error or "")
+
+
+def test_a_version_that_cannot_be_installed_is_reported_not_skipped(site: Path, capsys, monkeypatch) -> None:
+    def no_python(series: str) -> Path:
+        raise matrix.VersionError(f"torch {series}: no python3.99 on the PATH to make its environment with")
+
+    monkeypatch.setattr(matrix, "python_for", no_python)
+    assert run("--torch", "97.0", "claim") == 1
+    assert "torch 97.0: NOT RUN torch 97.0: no python3.99 on the PATH" in capsys.readouterr().err
+    assert not (site / "snippets" / "_results").exists()
+
+
+def test_a_malformed_version_or_no_claim_snippet_is_one_line_and_exit_2(site: Path, capsys) -> None:
+    assert run("--torch", "2.x", "claim") == 2
+    assert run("--torch", "2.12") == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert lines == ["blog: error: --torch: '2.x' is not a torch release series (2.12) or 'latest'",
+                     "blog: error: --torch: no claim snippets: name them, or list them in mkdocs.yml's "
+                     "claim_snippets (docs/versions.md)"]
+
+
+def test_blog_envs_lists_each_environment_with_its_size_and_removes_on_request(site: Path, capsys) -> None:
+    fake_env(site / "cache", "98.0.0", fast=True)
+    (site / "cache" / "perfblog" / "envs" / "torch-2.9-py3.11").mkdir()  # left by an interrupted make
+    assert main(["envs"]) == 0
+    out = capsys.readouterr().out
+    assert f"torch-98.0-py{MINOR}" in out and "GiB" in out and "torch==98.0.*" in out and "unfinished" in out
+    assert main(["envs", "--remove", "torch-2.9-py3.11"]) == 0
+    assert [env.path.name for env, _ in envs.listing(site / "cache" / "perfblog" / "envs")] == [
+        f"torch-98.0-py{MINOR}"]
+    assert main(["envs", "--remove", "nothing"]) == 2
