@@ -2,10 +2,11 @@
 and raw regions), indented expression tags, the first unclosed tag.
 
 A post about ERB, EJS or JSP shows ``<% … %>`` in its code samples: inside fenced code (``` or ~~~, any
-info string) and code spans, ``<%`` is text, as the reader sees it, never a tag. ``template_source``
-hands Jinja the Markdown with each such ``<%`` written as an expression that prints it, so the page
-renders to the same characters and keeps its lines. Indented code blocks are not told apart here: four
-spaces also continue a list item, where an embed belongs, and only Markdown's block parser knows which.
+info string), indented code blocks and code spans, ``<%`` is text, as the reader sees it, never a tag.
+``template_source`` hands Jinja the Markdown with each such ``<%`` written as an expression that prints
+it, so the page renders to the same characters and keeps its lines. Four spaces also continue a list
+item, an admonition, a tab or a footnote, where an embed belongs: an indented block is taken for code
+only where Python-Markdown certainly reads it so (`_Blocks`), else its tags stay tags, as before.
 
 Post Markdown is untrusted input, so each scan below is linear in its length: patterns that match a
 bounded piece (an opening, a closing) and a forward walk between them, never a lazy ``.*?`` from each of
@@ -34,6 +35,12 @@ _FENCE_LINE = re.compile(r"^[ \t]*(`{3,}|~{3,})([^\n]*)$", re.M)
 _BACKTICKS = re.compile(r"(?<!\\)`+")
 #: A blank line: code spans never cross one (they live in one paragraph).
 _BLANK = re.compile(r"\n[ \t]*(?=\n)")
+#: A line indented by four columns or more (a tab is four): an indented code block's, or a container's.
+_INDENTED = re.compile(r"(?: {4}| {0,3}\t)")
+#: A line under which indented lines are the content of a container, not code: a list item, an
+#: admonition or details block (`!!!`, `???`, `???+`), a content tab (`===`), a footnote or a definition,
+#: or HTML (md_in_html reads what it holds as Markdown): whatever its indentation, up to three spaces.
+_CONTAINER = re.compile(r" {0,3}(?:[-*+][ \t]|\d{1,9}[.)][ \t]|!!!|\?\?\?|===|\[\^[^\]]+\]:|:[ \t]|<)")
 
 
 @dataclass
@@ -48,13 +55,13 @@ class Source:
 def template_source(markdown: str) -> Source:
     """The Markdown with every ``<%`` inside fenced code and code spans made text for Jinja (raw regions
     stay as written), and the spans of the tags left outside them."""
-    fences, spans = _Fences(markdown), _Spans(markdown)
+    fences, spans, blocks = _Fences(markdown), _Spans(markdown), _Blocks(markdown)
     out: list[str] = []
     tags: list[tuple[int, int]] = []
     pos = 0
     while (tag := markdown.find("<%", pos)) >= 0:  # past the last `<%`, code regions hold none
-        fence, span = fences.next_start(pos), spans.next_start(pos)
-        if tag < min(fence, span):
+        fence, span, block = fences.next_start(pos), spans.next_start(pos), blocks.next_start(pos)
+        if tag < min(fence, span, block):
             end = _tag_end(markdown, tag)
             tags.append((tag, len(markdown) if end < 0 else end))
             if end < 0:  # no end: Jinja reports it; the rest is left as written
@@ -62,7 +69,9 @@ def template_source(markdown: str) -> Source:
             out.append(markdown[pos:end])
             pos = end
             continue
-        if fence <= span:
+        if block <= min(fence, span):  # a fence line in an indented code block is its text
+            region = blocks.region(block)
+        elif fence <= span:
             region = fences.region(fence)
             if region is None:  # an unclosed fence is text, its backticks maybe a code span's
                 fences.refused.add(fence)
@@ -162,6 +171,50 @@ class _Spans:
         if b < len(self.blanks) and self.blanks[b] < same[k]:
             return None
         return start, same[k] + length
+
+
+class _Blocks:
+    """The indented code blocks of a Markdown text that are certainly code: lines indented by four columns
+    or more, after a blank line (an indented line right under text continues its paragraph), whose
+    container is the document itself, that is, no line of the last block indented less opens a
+    `_CONTAINER` (a list item, an admonition, a tab, a footnote, a definition, HTML). Lines inside fenced
+    code are left to `_Fences`: a block that starts in one is passed over with it. One pass over the
+    lines."""
+
+    def __init__(self, markdown: str) -> None:
+        self.regions: list[tuple[int, int]] = []
+        opener_is_container = False  # of the last block of lines indented less than four columns
+        start = end = -1  # the open block's first line and the end of its last non-blank one
+        blank_before, pos = True, 0
+        for line in markdown.splitlines(keepends=True):
+            body = line.rstrip("\r\n")
+            if not body.strip():
+                blank_before = True
+            elif _INDENTED.match(body):
+                if start < 0 and blank_before and not opener_is_container:
+                    start = pos
+                if start >= 0:
+                    end = pos + len(body)
+                blank_before = False
+            else:  # a line of the document's own blocks; any of a block's lines may open a container
+                if start >= 0:
+                    self.regions.append((start, end))
+                    start = -1
+                opens = _CONTAINER.match(body) is not None
+                opener_is_container = opens or (opener_is_container and not blank_before)
+                blank_before = False
+            pos += len(line)
+        if start >= 0:
+            self.regions.append((start, end))
+        self.starts = [start for start, _ in self.regions]
+
+    def next_start(self, pos: int) -> int:
+        """Where the next block at or after ``pos`` starts (``_NONE`` when none)."""
+        i = bisect.bisect_left(self.starts, pos)
+        return self.starts[i] if i < len(self.starts) else _NONE
+
+    def region(self, start: int) -> tuple[int, int]:
+        return self.regions[bisect.bisect_left(self.starts, start)]
 
 
 def _suffix_max(values: list[int]) -> list[int]:
