@@ -7,7 +7,7 @@ from pathlib import Path
 
 from perfblog.core import conventions, init, project
 from perfblog.core.fsio import display_path
-from perfblog.generator import scaffold
+from perfblog.generator import scaffold, torches
 from perfblog.seo import indexnow_key
 
 #: What each layer adds to a new blog, in this order: a fresh IndexNow key, the first draft post and its
@@ -27,12 +27,15 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help=f"the site's address (site_url; default {init.DEFAULT_URL}: set yours)")
     parser.add_argument("--language", choices=sorted(conventions.PLACEHOLDERS), default="zh",
                         help="the site's language (theme.language; default zh)")
+    parser.add_argument("--recheck-torch", action="store_true",
+                        help="also a weekly GitHub workflow that re-runs the claim snippets on the newest "
+                             "torch and fails naming each claim that flipped (docs/versions.md)")
     parser.set_defaults(handler=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
     site = init.NewSite(name=" ".join(args.name.split()), url=args.url, language=args.language)
-    written = init.create(args.folder, site, PARTS)
+    written = init.create(args.folder, site, (*PARTS, *((torches.init_site,) if args.recheck_torch else ())))
     for path in written:
         print(f"created {display_path(path)}")
     print(f"next: cd {args.folder}; `mkdocs serve` to preview the draft; fill in its placeholders "

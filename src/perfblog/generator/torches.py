@@ -18,6 +18,9 @@ from rich.markup import escape
 
 from perfblog.core.cli import add_project_option, load_project
 from perfblog.core.conventions import SNIPPETS_PLUGIN
+from perfblog.core.fsio import atomic_write
+from perfblog.core.init import NewSite
+from perfblog.core.project import Layout
 from perfblog.generator.config import settings_of
 from perfblog.generator.errors import SnippetError
 from perfblog.generator.run import envs, matrix
@@ -28,6 +31,54 @@ from perfblog.generator.source.snippet import Snippet, display_path
 
 #: Where a GitHub Actions job's summary goes (Markdown appended to the file it names).
 STEP_SUMMARY = "GITHUB_STEP_SUMMARY"
+
+#: The scheduled re-check of the claims on the newest torch: this repository's, and a new blog's when
+#: `blog init --recheck-torch` asks for it (``workflow``: the same file, with the blog's install step).
+RECHECK = ".github/workflows/torch-latest.yml"
+_RECHECK = """\
+# Weekly: install the newest torch the package index serves (as pip resolves it, in its own environment
+# outside the repository), re-run the claim snippets (claim_snippets in mkdocs.yml) on the CPU, and fail
+# naming each claim that flipped against the newest committed version record, in the job's summary
+# (docs/versions.md). It commits and deploys nothing: the site builds from committed results only; to take
+# the new version in, run `blog run --torch latest` on your machine and commit its records.
+name: torch-latest
+
+on:
+  schedule:
+    - cron: "17 4 * * 1"  # Mondays, 04:17 UTC
+  workflow_dispatch:
+
+permissions:
+  contents: read
+
+jobs:
+  recheck:
+    runs-on: ubuntu-latest
+    timeout-minutes: 90  # one torch environment (several GB) and the claim snippets on two cores
+    steps:
+      - uses: actions/checkout@v5
+      - uses: actions/setup-python@v6
+        with:
+          python-version: "3.11"  # the Python the environments of torch versions are made with
+      - name: Install
+        run: @INSTALL@
+      - name: Re-check the claims on the newest torch
+        run: blog run --torch latest
+"""
+
+
+def workflow(install: str) -> str:
+    """The re-check workflow with ``install`` as its install step's command."""
+    return _RECHECK.replace("@INSTALL@", install)
+
+
+def init_site(layout: Layout, site: NewSite) -> list[Path]:
+    """`blog init --recheck-torch`'s part: the weekly re-check workflow (a new blog installs from its
+    requirements.txt)."""
+    target = layout.root / RECHECK
+    target.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(target, workflow("pip install -r requirements.txt").encode("utf-8"))
+    return [target]
 
 
 def add_option(run: argparse.ArgumentParser) -> None:

@@ -15,8 +15,11 @@ import zipfile
 from pathlib import Path
 
 import pytest
+import yaml
+from paths import ROOT
 
 from perfblog.cli import main
+from perfblog.generator import torches
 from perfblog.generator.run import envs, matrix
 from perfblog.generator.store import versions
 
@@ -142,3 +145,21 @@ def test_blog_envs_lists_each_environment_with_its_size_and_removes_on_request(s
     assert [env.path.name for env, _ in envs.listing(site / "cache" / "perfblog" / "envs")] == [
         f"torch-98.0-py{MINOR}"]
     assert main(["envs", "--remove", "nothing"]) == 2
+
+
+@pytest.mark.parametrize("recheck", [True, False])
+def test_the_weekly_recheck_is_this_repositorys_and_opt_in_for_a_new_blog(recheck: bool,
+                                                                          tmp_path: Path) -> None:
+    ours = ROOT / torches.RECHECK
+    assert ours.read_text(encoding="utf-8") == torches.workflow("pip install .")
+    blog = tmp_path / "b"
+    assert main(["init", str(blog), "--name", "B", *(["--recheck-torch"] if recheck else [])]) == 0
+    theirs = blog / torches.RECHECK
+    assert theirs.is_file() == recheck
+    for workflow in [ours, theirs] if recheck else [ours]:
+        done = subprocess.run([str(Path(sys.executable).parent / "actionlint"), "-no-color", str(workflow)],
+                              capture_output=True, text=True, cwd=tmp_path)
+        assert done.returncode == 0, done.stdout + done.stderr
+        jobs = yaml.safe_load(workflow.read_text(encoding="utf-8"))  # YAML 1.1 reads the key `on` as True
+        assert jobs[True]["schedule"][0]["cron"]
+        assert jobs["jobs"]["recheck"]["steps"][-1]["run"] == "blog run --torch latest"
