@@ -12,20 +12,43 @@
 # A Python `if` on tensor data breaks the graph; `torch.where` (both branches computed, one selected
 # per element) and `torch.cond` (one branch run, both traced) keep it whole. Same results, then timings.
 
-# %% name="setup"
+# %% name="helpers" tags=["hide-input"]
+from types import SimpleNamespace
+
 import torch
 import torch.nn.functional as F
+from torch._dynamo.utils import counters
 
+# blog: start remove-input
 from perfblog.generator import glue, target_device
-from perfblog.generator.bench import compare, count_compiles, first_line
 
-DEVICE = target_device()
+# blog: end remove-input
+DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+# blog: start remove-input
+assert target_device() == DEVICE
+glue("torch", torch.__version__)
+# blog: end remove-input
+
+
+def count_compiles(run):
+    """Call `run()` and count what Dynamo did meanwhile: graphs compiled, graph breaks and their reasons."""
+    counters.clear()
+    run()
+    breaks = counters["graph_break"] + counters["unimplemented"]  # a break on tensor data lands in the latter
+    return SimpleNamespace(graphs=counters["stats"]["unique_graphs"], graph_breaks=sum(breaks.values()),
+                           break_reasons=list(breaks))
+
+
+def first_line(text):
+    return str(text).strip().splitlines()[0]
+
+
+# %% name="setup"
 N = 1 << 22 if DEVICE == "cuda" else 1 << 14
 torch.manual_seed(0)
 # Four rotating input sets, two with a positive sum and two with a negative one, so both branches run.
 inputs = [(torch.randn(N, device=DEVICE) + shift,) for shift in (0.1, -0.1, 0.2, -0.2)]
 # blog: start remove-input
-glue("torch", torch.__version__)
 glue("n", N)
 # blog: end remove-input
 
@@ -91,6 +114,8 @@ glue("cond.matches_eager", True)
 # blog: end remove-input
 
 # %% name="timing"
+from perfblog.generator.bench import compare  # noqa: E402  (the blog's timing harness)
+
 torch._dynamo.reset()
 result = compare(
     {
