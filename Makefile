@@ -86,5 +86,10 @@ docs: $(STAMP)
 	$(BIN)/python -m perfblog.generator.reference docs/notebooks.md
 	$(BIN)/python tests/seo_corpus.py --write   # builds and audits the OI-wiki corpus: a minute
 
+# The claim snippets on each torch version of mkdocs.yml's torch_versions, each in its environment under
+# ~/.cache/perfblog/envs (docs/versions.md: GBs and minutes a version); never in CI. Commit the records.
+versions: $(STAMP)
+	$(BIN)/blog run --torch
+
 clean:
 	rm -rf $(VENV) $(OLDEST) site

@@ -179,14 +179,15 @@ def cmd_envs(args: argparse.Namespace) -> int:
         project = load_project(args)
         settings = settings_of(project.plugin_config(SNIPPETS_PLUGIN), project.layout)
         keep = {v for v in settings.torch_versions if v != LATEST}
-    found = envs.listing(matrix.envs_dir())
+    found = [(env, record) for env, record in envs.listing(matrix.envs_dir())
+             if env.path.name.startswith(matrix.ENV_PREFIX)]  # others' environments live there too
     unknown = set(args.remove) - {env.path.name for env, _ in found}
     if unknown:
         raise SnippetError(f"blog envs --remove: no environment {', '.join(sorted(unknown))} in "
                            f"{matrix.envs_dir()}")
     total = 0
     for env, record in found:
-        series = env.path.name.removeprefix("torch-").split("-py", 1)[0]
+        series = env.path.name.removeprefix(matrix.ENV_PREFIX).split("-py", 1)[0]
         if env.path.name in args.remove or (keep is not None and (record is None or series not in keep)):
             shutil.rmtree(env.path)
             console.print(f"removed {env.path.name}")

@@ -41,6 +41,8 @@ PYTHONS: dict[str, str] = {}
 #: What every claim snippet's kernel needs besides torch: the kernel itself, and numpy (the harness's).
 KERNEL_REQUIREMENTS = ("ipykernel", "numpy")
 _PIP_TIMEOUT = 300  # seconds to ask pip which torch is the newest
+#: How a version's environment is named in ``envs_dir()`` (other environments live there too).
+ENV_PREFIX = "torch-"
 
 
 class VersionError(GeneratorError):
@@ -142,7 +144,7 @@ def prepare(asked: str, *, fresh: bool = False) -> Prepared:
         series = series_of(wanted)
     python = python_for(series)
     spec = envs.Spec(python, (*KERNEL_REQUIREMENTS, f"torch=={series}.*"), find_links=(wheels_dir(),))
-    into = envs_dir() / f"torch-{series}-py{PYTHONS.get(series, DEFAULT_PYTHON)}"
+    into = envs_dir() / f"{ENV_PREFIX}{series}-py{PYTHONS.get(series, DEFAULT_PYTHON)}"
     try:
         env = envs.make(spec, into, fresh=fresh)
         held = installed_torch(env)

@@ -163,3 +163,13 @@ def test_the_weekly_recheck_is_this_repositorys_and_opt_in_for_a_new_blog(rechec
         jobs = yaml.safe_load(workflow.read_text(encoding="utf-8"))  # YAML 1.1 reads the key `on` as True
         assert jobs[True]["schedule"][0]["cron"]
         assert jobs["jobs"]["recheck"]["steps"][-1]["run"] == "blog run --torch latest"
+
+
+def test_blog_envs_never_lists_or_prunes_environments_of_others(site: Path, capsys) -> None:
+    (site / "docs").mkdir()
+    (site / "mkdocs.yml").write_text("site_name: t\nplugins:\n  - snippets:\n      torch_versions: ['2.12']\n")
+    other = site / "cache" / "perfblog" / "envs" / "downloads-abc"
+    other.mkdir(parents=True)
+    fake_env(site / "cache", "98.0.0", fast=True)
+    assert main(["envs", "--prune"]) == 0
+    assert "removed torch-98.0" in capsys.readouterr().out and other.is_dir()
