@@ -167,7 +167,8 @@ def test_the_weekly_recheck_is_this_repositorys_and_opt_in_for_a_new_blog(rechec
 
 def test_blog_envs_never_lists_or_prunes_environments_of_others(site: Path, capsys) -> None:
     (site / "docs").mkdir()
-    (site / "mkdocs.yml").write_text("site_name: t\nplugins:\n  - snippets:\n      torch_versions: ['2.12']\n")
+    (site / "mkdocs.yml").write_text("site_name: t\nplugins:\n  - snippets:\n"
+                                     "      torch_versions: ['2.12']\n")
     other = site / "cache" / "perfblog" / "envs" / "downloads-abc"
     other.mkdir(parents=True)
     fake_env(site / "cache", "98.0.0", fast=True)
