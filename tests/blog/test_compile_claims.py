@@ -247,3 +247,69 @@ def test_fail_on_recompile_and_error_on_graph_break_turn_silent_fallbacks_into_e
 
     with torch._dynamo.error_on_graph_break(True), pytest.raises(torch._dynamo.exc.TorchDynamoException):
         compiled(shout)(x8())
+
+
+# --- what the flagship's corrections rest on (issue 26) ---------------------------------------------
+
+def test_print_registered_as_reorderable_runs_after_the_graph_and_only_with_tensor_or_constant_args():
+    seen = []
+
+    def log(t):
+        seen.append(t.clone())
+
+    def log_then_bump(x):
+        log(x)
+        x.add_(1)
+        return x * 2
+
+    with torch._dynamo.config.patch(reorderable_logging_functions={log}):
+        x = torch.zeros(3)
+        stats = count_compiles(lambda: compiled(log_then_bump, fullgraph=True)(x))
+        assert stats.graphs == 1 and stats.graph_breaks == 0
+        assert seen[-1].tolist() == [1.0, 1.0, 1.0]  # moved after the graph: it saw the bump of a later line
+
+        class Note:  # neither a tensor, a constant nor a string formatter
+            pass
+
+        message = fullgraph_error(lambda t: (log(Note()), t + 1)[1], x8())
+        assert message == "attempted to reorder a debugging function that can't actually be reordered"
+
+
+def test_after_the_recompile_limit_only_new_shapes_fall_back_to_eager():
+    ran = []
+
+    def counting(gm, example_inputs):
+        def run(*args):
+            ran.append(args[0].shape[0])
+            return gm(*args)
+
+        return run
+
+    fn = torch.compile(lambda x: x + 1, backend=counting, dynamic=False)
+    with torch._dynamo.config.patch(recompile_limit=2):
+        for n in (2, 3, 4):  # the third size is past the limit
+            fn(torch.randn(n))
+        assert ran == [2, 3]
+        fn(torch.randn(2))  # a shape compiled before the limit still runs its graph
+        fn(torch.randn(4))  # the new one runs eagerly
+    assert ran == [2, 3, 2]
+
+
+def test_dynamic_none_recompiles_when_another_dimension_changes_or_a_size_of_one_appears():
+    counter = torch._dynamo.testing.CompileCounter()
+    fn = torch.compile(lambda x: x * 2, backend=counter)  # dynamic=None
+    for shape in ((4, 8), (5, 8), (6, 8)):
+        fn(torch.randn(shape))
+    assert counter.frame_count == 2  # static, then dynamic in dimension 0
+    fn(torch.randn(6, 9))
+    assert counter.frame_count == 3  # dimension 1 changed: one more compile
+    fn(torch.randn(1, 9))
+    assert counter.frame_count == 4  # a size of 1 is specialised: one more
+
+
+def test_graph_partition_is_on_and_cond_is_not_cacheable_by_the_fx_graph_cache():
+    import os
+
+    if os.environ.get("TORCHINDUCTOR_GRAPH_PARTITION") is None:
+        assert torch._inductor.config.graph_partition
+    assert not torch.ops.higher_order.cond.cacheable()
