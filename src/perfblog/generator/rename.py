@@ -21,6 +21,7 @@ from perfblog.core.project import Layout
 from perfblog.generator.errors import SnippetError
 from perfblog.generator.render import sandbox
 from perfblog.generator.source.snippet import STEM, display_path
+from perfblog.generator.store import versions
 from perfblog.generator.store.store import Store, document
 
 _TAG = re.compile(r"<%.*?%>", re.S)
@@ -105,7 +106,7 @@ def _move_results(store: Store, old: str, new: str) -> list[Path]:
         path = store.path(new, device_class)
         atomic_write(path, document(replace(result, snippet=new)))
         written.append(path)
-    return written
+    return written + versions.refile(store.root, old, new)  # the torch versions' records too
 
 
 def _files(folder: Path, stem: str) -> list[Path]:

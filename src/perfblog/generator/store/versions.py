@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from perfblog.core.fsio import atomic_write, display_path, read_json
@@ -132,6 +132,18 @@ def outcome_of(result: Result, torch: str, path: Path) -> VersionOutcome:
         verdicts=dict(result.verdicts), key=result.key, provenance=result.provenance, path=path)
 
 
+def refile(results_dir: Path, old: str, new: str) -> list[Path]:
+    """After `blog mv` moved a snippet's results folder from ``old`` to ``new``: each version record
+    rewritten under the new name (its key and outcomes unchanged); the files written."""
+    written = []
+    for path in sorted((Path(results_dir) / new / FOLDER).glob("*/torch-*.json")):
+        result = _read(path)
+        if result.snippet == old:
+            atomic_write(path, document(replace(result, snippet=new)))
+            written.append(path)
+    return written
+
+
 def version_outcomes(results_dir: Path, snippet: str) -> tuple[VersionOutcome, ...]:
     """Every stored version record of ``snippet``, by device class then torch version, oldest first; a
     malformed file is a StoreError naming it and the field."""
@@ -185,4 +197,4 @@ def _read(path: Path) -> Result:
 
 
 __all__ = ["FOLDER", "CellOutcome", "Flip", "Outcome", "VersionOutcome", "flips", "newest", "outcome_of",
-           "version_order", "version_outcomes", "version_path", "write"]
+           "refile", "version_order", "version_outcomes", "version_path", "write"]

@@ -100,3 +100,11 @@ def test_a_format_5_result_loads_with_no_outcomes_and_a_failed_one_is_no_posts_r
     (folder / "cpu-x86_64.json").write_text(json.dumps(failed.to_json()))
     with pytest.raises(StoreError, match="holds a failed run"):
         Store(tmp_path).results("demo")
+
+
+def test_a_renamed_snippets_records_are_refiled_under_its_new_name(tmp_path: Path) -> None:
+    versions.write(tmp_path, record("2.12.1"), "2.12.1")
+    (tmp_path / "demo").rename(tmp_path / "renamed")  # what `blog mv` does to the folder first
+    (path,) = versions.refile(tmp_path, "demo", "renamed")
+    (found,) = versions.version_outcomes(tmp_path, "renamed")
+    assert found.snippet == "renamed" and found.path == path and found.key == "k1"
