@@ -15,19 +15,34 @@
 # What the source printed (not valid Python):
 # `@torch.compile def forward: seq_len = x.shape # ... mask = torch.arange.unsqueeze`
 
-# %% name="setup"
+# %% name="setup" tags=["hide-input"]
+from types import SimpleNamespace
+
 import torch
+from torch._dynamo.utils import counters
 
+# blog: start remove-input
 from perfblog.generator import glue, target_device
-from perfblog.generator.bench import compare, count_compiles
 
-DEVICE = target_device()
+# blog: end remove-input
+DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 B, H, T, D = (8, 16, 1024, 64) if DEVICE == "cuda" else (2, 2, 64, 16)
 torch.manual_seed(0)
 # blog: start remove-input
+assert target_device() == DEVICE
 glue("torch", torch.__version__)
 glue("shape", f"B={B} H={H} T={T} D={D}")
 # blog: end remove-input
+
+
+def count_compiles(run):
+    """Call `run()` and count what Dynamo did meanwhile: graphs compiled, graph breaks and their reasons."""
+    counters.clear()
+    run()
+    breaks = counters["graph_break"] + counters["unimplemented"]  # a break on tensor data lands in the latter
+    return SimpleNamespace(graphs=counters["stats"]["unique_graphs"], graph_breaks=sum(breaks.values()),
+                           break_reasons=list(breaks))
+
 
 # %% name="causal"
 def causal_scores(q, k):
@@ -77,6 +92,8 @@ glue("padding.matches_eager", True)
 # blog: end remove-input
 
 # %% name="timing"
+from perfblog.generator.bench import compare  # noqa: E402  (the blog's timing harness)
+
 inputs = [tuple(torch.randn(B, H, T, D, device=DEVICE) for _ in range(2)) for _ in range(3)]
 result = compare(
     {"eager": causal_scores, "编译（fullgraph）": torch.compile(causal_scores, fullgraph=True)},
