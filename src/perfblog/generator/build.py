@@ -81,6 +81,7 @@ class Build:
         self._prepared: dict[str, embeds.Resolved] = {}
         self._embeds: dict[str, list[str]] = {}  # post -> stems it embeds, in order of first use
         self._warned: set[tuple[str, str]] = set()
+        self.prose: list[str] = []  # "post:line: message" of each prose finding, for `check_prose`
 
     def render_page(self, markdown: str, src_path: str, page_url: str,
                     meta: Mapping[str, Any] | None = None) -> str:
@@ -101,9 +102,22 @@ class Build:
         page = embeds.Page(url=page_url, language=page_language(meta, self.language),
                            torch=str(declared) if declared is not None else self.torch)
         rendered = self._with_downloads(self.renderer.fill(template, page), template.post, page)
-        for finding in claims.bare_ratios(markdown, self._shown_value, offset):
+        findings = [*claims.bare_ratios(markdown, self._shown_value, offset),
+                    *claims.typed_results(markdown, offset)]
+        for finding in findings:
             self._warn_line(post, finding.line, finding.message())
+            self.prose.append(f"{post}:{finding.line}: {finding.message()}")
         return _with_versions_note(rendered, self.renderer.shown, page)
+
+    def check_prose(self) -> None:
+        """Under `--strict`, fail on the prose findings (bare ratios, typed results), each logged again as
+        an error: MkDocs drops warnings under `-q` before `--strict` counts them."""
+        if not self.prose:
+            return
+        for line in self.prose:
+            log.error("snippets: %s", line)
+        raise EmbedError(f"{len(self.prose)} sentence(s) that the results should say fail --strict (listed "
+                         f"above; docs/snippets.md#verdicts-in-prose, docs/authoring.md)")
 
     def _with_downloads(self, rendered: str, post: str, page: embeds.Page) -> str:
         """The page, with the download links of the snippets none of its blocks linked

@@ -124,6 +124,8 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         build, report = self.build, self.config.report_path
         path = Path(report) if report else None
         _guard(lambda: build.finish(Path(config.site_dir), path, self._state_dir))
+        if config.strict and not self.serving:
+            _guard(build.check_prose)
 
 
 def _guard(work: Callable[[], T]) -> T:

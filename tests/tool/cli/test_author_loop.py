@@ -125,13 +125,15 @@ def test_an_unclosed_comment_is_reported_on_its_own_line() -> None:
 def test_an_unknown_function_is_named_with_a_guess_and_what_exists() -> None:
     message = render_error('# t\n\n<%= cod("demo", "main") %>\n')
     assert message == ("posts/p.md:7: 'cod' is not an embed function (did you mean 'code'?); posts may call "
-                       "only code, output, table, chart, value, verdict, provenance and range")
+                       "only code, output, table, chart, value, verdict, provenance, has_result, verdict_of "
+                       "and range")
 
 
 def test_an_unknown_name_lists_what_a_post_may_use() -> None:
     message = render_error("# t\n\n\n<%= vlaue %>\n")
     assert message.startswith("posts/p.md:8: 'vlaue' is undefined (did you mean 'value'?); posts may use "
-                              "code, output, table, chart, value, verdict, provenance and range")
+                              "code, output, table, chart, value, verdict, provenance, has_result, "
+                              "verdict_of and range")
 
 
 @pytest.fixture

@@ -233,6 +233,23 @@ def test_strict_build_fails_on_a_sentence_that_compares_with_a_bare_ratio(site: 
             in done.stderr)
 
 
+def test_strict_build_fails_on_a_typed_sentence_about_a_devices_results_even_under_q(site: Path) -> None:
+    post = site / "posts" / "posts" / "demo.md"
+    typed = "数学里的花括号 {x} 与代码 `d = {\"a\": 1}` 不受影响。\n\n本文还没有 GPU 结果。\n"
+    with edited(post, "数学里的花括号 {x} 与代码 `d = {\"a\": 1}` 不受影响。\n", typed):
+        done = build(site, "--strict", "-q")  # -q drops warnings before --strict counts them
+        assert build(site).returncode == 0  # not strict: published, and warned
+    assert done.returncode == 1
+    assert ('posts/posts/demo.md:23: a typed sentence says which results exist for a device, which changes '
+            'when a run adds some (pending): "本文还没有 GPU 结果。"') in done.stderr
+    chosen = ('<% if has_result("demo", device="cuda") %>GPU 结果如下。<% else %>本文还没有 GPU 结果。'
+              '<% endif %>\n')
+    with edited(post, "数学里的花括号 {x} 与代码 `d = {\"a\": 1}` 不受影响。\n", chosen):
+        done = build(site, "--strict", "-q")
+        assert done.returncode == 0, done.stderr
+        assert "本文还没有 GPU 结果。" in page(site) and "GPU 结果如下" not in page(site)
+
+
 def test_a_stale_gpu_result_stays_shown_and_fails_strict_until_the_author_accepts_it(site: Path) -> None:
     folder = site / "snippets" / "_results" / "demo"
     gpu = json.loads((folder / f"{CPU}.json").read_text())

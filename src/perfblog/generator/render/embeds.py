@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
+from perfblog.generator.device import KINDS, kind
 from perfblog.generator.errors import EmbedError
 from perfblog.generator.render import charts, downloads, history, outputs, phrases, sanitize
 from perfblog.generator.source import hidden
@@ -112,6 +113,7 @@ class Embeds:
     def functions(self) -> dict[str, Callable[..., str]]:
         return {"code": self.code, "output": self.output, "table": self.table, "chart": self.chart,
                 "value": self.value, "verdict": self.verdict, "provenance": self.provenance,
+                "has_result": self.has_result, "verdict_of": self.verdict_of,
                 **history.Histories(self).functions()}
 
     def _get(self, stem: str) -> Resolved:
@@ -318,6 +320,24 @@ class Embeds:
             if "`" in text:
                 body = body.replace(inert(text.replace("`", "")), label(text), 1)
         return body
+
+    def has_result(self, snippet: str, device: str | None = None) -> bool:
+        """Whether the page shows a result of the snippet (measured on a ``device`` kind, "cuda" or "cpu",
+        when given): for ``<% if %>`` blocks, so that a sentence about which results exist comes from them."""
+        if device is not None and device not in KINDS:
+            raise EmbedError(f"has_result(device={device!r}): not a device (known: {', '.join(KINDS)})")
+        res = self._get(snippet)
+        result = res.status.result
+        if result is None or not res.show_outputs:
+            return False
+        found = kind(result.device_class)
+        return device is None or (found is not None and found.name == device)
+
+    def verdict_of(self, snippet: str, name: str) -> str:
+        """The shown verdict's value ("faster", "slower", "no-difference", "inconclusive"), "" when none is
+        shown: for ``<% if %>`` blocks, so that a sentence that holds for one verdict only shows with it."""
+        rec = self._record(self._get(snippet), VerdictRecord, name)
+        return rec.verdict.value if rec is not None else ""
 
     def provenance(self, snippet: str) -> str:
         """The snippet's provenance line on its own."""

@@ -43,14 +43,19 @@ class Words:
 
     #: verdict -> (record, subject, baseline) -> the clause.
     clauses: Mapping[Verdict, Callable[[VerdictRecord, str, str], str]]
+    #: no difference by the rule, but 1 lies outside the interval: a difference smaller than the band.
+    within: Callable[[VerdictRecord, str, str], str]
     noisy: Callable[[VerdictRecord, str, str], str]
     rule_text: Callable[[VerdictRecord], str]
     version_title: Callable[[str], str]  # the label's tooltip, given the post's torch
     versions_note: Callable[[Mapping[str, list[str]]], str]  # version -> snippets
 
     def verdict(self, record: VerdictRecord, subject: str, baseline: str) -> str:
+        """The clause for ``record``, its wording chosen by the verdict and, inside the band, by 1."""
         if record.verdict is Verdict.INCONCLUSIVE and record.noise:
             return self.noisy(_named(record, subject, baseline), subject, baseline)
+        if record.verdict is Verdict.SAME and not _contains_one(record):
+            return self.within(record, subject, baseline)
         return self.clauses[record.verdict](record, subject, baseline)
 
     def rule(self, record: VerdictRecord) -> str:
@@ -64,6 +69,12 @@ def _named(record: VerdictRecord, subject: str, baseline: str) -> VerdictRecord:
     noise = tuple(next((reason.replace(old, new, 1) for old, new in names.items() if reason.startswith(old)),
                        reason) for reason in record.noise)
     return dataclasses.replace(record, noise=noise)
+
+
+def _contains_one(record: VerdictRecord) -> bool:
+    """Whether the interval holds 1: only then is there no measurable difference. An interval inside the
+    equivalence band that excludes 1 is a measured difference, one smaller than the band."""
+    return record.low <= 1 <= record.high
 
 
 def _pct(value: float) -> str:
@@ -85,10 +96,14 @@ ZH = Words(
             s, "与", b, f"谁更快无法判定（速度比 {number(r.ratio)}，{_pct(r.confidence)} 区间 "
             f"{_interval(r.low, r.high)}，越过了 1±{_pct(r.delta)} 的边界）"),
     },
+    within=lambda r, s, b: _spaced(
+        s, "与", b, f"的差别在 ±{_pct(r.delta)} 以内（速度比 {number(r.ratio)}，{_pct(r.confidence)} 区间 "
+        f"{_interval(r.low, r.high)}，不含 1）"),
     noisy=lambda r, s, b: _spaced(s, "与", b, f"谁更快无法判定：测量受到干扰（{'；'.join(r.noise)}）"),
     rule_text=lambda r: (f"速度比 = {r.baseline} 的中位耗时 ÷ {r.candidate} 的中位耗时，{r.blocks} 轮计时的"
                          f"自助法 {_pct(r.confidence)} 区间；区间下限高于 1+δ 为更快，上限低于 1−δ 为更慢，"
-                         f"整个区间在 1±δ 内为没有可测差别，否则无法判定（δ = {_pct(r.delta)}）"),
+                         f"整个区间在 1±δ 内时，含 1 为没有可测的差别，不含 1 为差别在 ±δ 以内，"
+                         f"否则无法判定（δ = {_pct(r.delta)}）"),
     version_title=lambda torch: f"本文描述的是 torch {torch}，这个结果来自另一个版本",
     versions_note=lambda found: "本页显示的结果来自不同的 torch 版本：" + "；".join(
         f"torch {version}（{'、'.join(stems)}）" for version, stems in found.items()) + "。",
@@ -109,13 +124,16 @@ EN = Words(
             f"whether {s} is faster than {b} is inconclusive (speed ratio {number(r.ratio)}, "
             f"{_pct(r.confidence)} interval {_interval(r.low, r.high)}, across a 1±{_pct(r.delta)} bound)"),
     },
+    within=lambda r, s, b: (
+        f"{s} and {b} differ, but within ±{_pct(r.delta)} (speed ratio {number(r.ratio)}, "
+        f"{_pct(r.confidence)} interval {_interval(r.low, r.high)}, which excludes 1)"),
     noisy=lambda r, s, b: f"whether {s} is faster than {b} is inconclusive: the measurement was noisy "
                           f"({'; '.join(r.noise)})",
     rule_text=lambda r: (f"speed ratio = median time of {r.baseline} / median time of {r.candidate}; "
                          f"{_pct(r.confidence)} bootstrap interval over {r.blocks} rounds; "
                          f"faster when its low end is above 1+δ, slower when its high end is below 1−δ, "
-                         f"no measurable difference when it lies within 1±δ, else inconclusive "
-                         f"(δ = {_pct(r.delta)})"),
+                         f"within ±δ when it lies within 1±δ (no measurable difference when it also "
+                         f"holds 1), else inconclusive (δ = {_pct(r.delta)})"),
     version_title=lambda torch: f"this post describes torch {torch}; this result comes from another version",
     versions_note=lambda found: "The results on this page come from different torch versions: " + "; ".join(
         f"torch {version} ({', '.join(stems)})" for version, stems in found.items()) + ".",

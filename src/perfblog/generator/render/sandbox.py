@@ -5,7 +5,7 @@ machine (where CI may hold secrets) nor make the build hang or balloon. So a pos
 only what the docs list:
 
 - the embed functions (``code``, ``output``, ``table``, ``chart``, ``value``, ``verdict``, ``provenance``),
-  ``range``;
+  the predicates on results (``has_result``, ``verdict_of``), ``range``;
 - plain values: literals, names it set, items of lists and mappings, ``loop.index`` and friends;
 - statements ``if``, ``for``, ``set`` and the filters and tests in ``FILTERS`` and ``TESTS``.
 
@@ -27,8 +27,11 @@ from jinja2 import nodes
 from jinja2.runtime import LoopContext
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 
+#: The template functions that read which results a page shows, for ``<% if %>`` blocks the results
+#: choose (a sentence in one is not typed, see ``claims.typed_results``).
+PREDICATES = ("has_result", "verdict_of")
 #: The embed functions, in the order messages list them (the renderer provides them).
-EMBEDS = ("code", "output", "table", "chart", "value", "verdict", "provenance")
+EMBEDS = ("code", "output", "table", "chart", "value", "verdict", "provenance", *PREDICATES)
 #: The history of claims across torch versions (``history``): they read version records, never a
 #: snippet's shown result, so a page that calls them prepares (runs) nothing for them.
 HISTORIES = ("history", "history_chart")

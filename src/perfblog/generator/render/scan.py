@@ -90,6 +90,31 @@ def template_source(markdown: str) -> Source:
     return Source("".join(out), tags)
 
 
+def code_regions(markdown: str) -> list[tuple[int, int]]:
+    """The spans of the fenced code, code spans and indented code blocks, in order, as
+    ``template_source`` finds them (for the prose checks, which skip code)."""
+    fences, spans, blocks = _Fences(markdown), _Spans(markdown), _Blocks(markdown)
+    regions: list[tuple[int, int]] = []
+    pos = 0
+    while (first := min(fence := fences.next_start(pos), span := spans.next_start(pos),
+                        block := blocks.next_start(pos))) < _NONE:
+        if block == first:
+            region: tuple[int, int] | None = blocks.region(block)
+        elif fence == first:
+            region = fences.region(fence)
+            if region is None:
+                fences.refused.add(fence)
+                continue
+        else:
+            region = spans.region(span)
+            if region is None:
+                pos = spans.end_of(span)
+                continue
+        regions.append(region)
+        pos = region[1]
+    return regions
+
+
 def _tag_end(markdown: str, start: int) -> int:
     """Where the tag at ``start`` ends (a raw region: after its ``endraw``); -1 when it never does."""
     raw = _RAW_OPEN.match(markdown, start)

@@ -1,4 +1,5 @@
-"""Prose checks at build time: no speed comparison on a bare ratio; reading time counts prose only."""
+"""Prose checks at build time: no speed comparison on a bare ratio, no typed sentence about which results
+exist or on which device they were measured; reading time counts prose only."""
 
 from __future__ import annotations
 
@@ -49,6 +50,85 @@ def test_the_finding_says_what_to_do() -> None:
     assert finding.message() == ("a sentence says '快' next to the bare ratio value(\"s\", \"speedup\"); "
                                  "embed verdict(\"s\", ...) instead, so its wording follows the measured "
                                  "verdict")
+
+
+#: Typed sentences the results decide, by the kind the lint reports (positive cases).
+TYPED = [
+    ("本文还没有 GPU 结果。", "pending"),
+    ("GPU 运行一旦完成，新的结果会自动替换这些部分。", "pending"),
+    ("GPU 结果会自动替换这些部分。", "pending"),
+    ("这一条要等 GPU 运行才有结果。", "pending"),
+    ("需要 GPU 的部分目前还没有 GPU 结果，文中如实标为“未检验”。", "pending"),
+    ("到目前为止，这些片段还没有在 GPU 上运行过。", "pending"),
+    ("本文所示运行记录的跳过计数为 <%= value(\"s\", \"n\") %>，本文还没有 GPU 上的耗时。", "pending"),
+    ("The parts that need a GPU have no GPU result yet.", "pending"),
+    ("On a GPU the snippet asserts the reason, which awaits a GPU run.", "pending"),
+    ("There are no GPU times yet.", "pending"),
+    ("The GPU results will replace these parts.", "pending"),
+    ("在 CPU 上，eager 每个解码步要分派 <%= value(\"s\", \"n\") %> 个算子。", "measured-on"),
+    ("在 CPU 上，eager 每个解码步比编译后的慢。", "measured-on"),
+    ("在本文所示的 CPU 运行里，<%= value(\"s\", \"note\") %>。", "measured-on"),
+    ("on the GPU this is 2x faster.", "measured-on"),
+    ("On a CPU, eager dispatches <%= value(\"s\", \"n\") %> operators per step.", "measured-on"),
+    ("On a CPU, <%= verdict(\"s\", \"v\") %>.", "measured-on"),
+    ("in the CPU run shown here, <%= value(\"s\", \"note\") %>.", "measured-on"),
+    ("编译之后两者的稳态差别，以上面这句结论为准，不同的运行可能落在不同的一边。", "hedge"),
+    ("The sentence above is the verdict, and different runs may land on different sides.", "hedge"),
+]
+
+#: Sentences the lint lets through (negative cases): mechanisms, not results; a device named by an embed;
+#: what a snippet does on a device (no number, no comparison: true whichever results exist); sentences
+#: the results choose; code and examples.
+UNTYPED = [
+    "CUDA Graphs 把内核录制下来再重放。",
+    "在 GPU 上，片段断言没有跳过。",
+    "在 GPU 上，断图版本和 eager 一样，要在 `.item()` 处等设备算完、把数值拷回主机。",
+    "没有 GPU 时，Triton 可以在解释器模式（`TRITON_INTERPRET=1`）下用 numpy 执行内核。",
+    "CUDA Graph 录制的前提是这段时间里没有 CPU 参与决策、没有把数据拉回主机的同步。",
+    "本文所示的运行在 <%= value(\"s\", \"device\") %> 上，数据类型为 <%= value(\"s\", \"dtype\") %>。",
+    "这一列只在 GPU 上有数。",
+    "想在自己的 GPU 上复现，运行 `blog run --device cuda` 加上片段名。",
+    "有 GPU 结果时文章显示 GPU 结果，否则显示 CPU 结果。",
+    "On a GPU the snippet first asserts that nothing was skipped.",
+    "Without a GPU, Triton can run the kernel with numpy in interpreter mode.",
+    "<%= verdict(\"s\", \"v\", subject=\"A\", baseline=\"B\") %>。",
+    '<% if has_result("s", device="cuda") %>GPU 上的耗时见下表。<% else %>本文还没有 GPU 结果。<% endif %>',
+    '<% if not has_result("s", device="cuda") %>\nThere are no GPU times yet.\n<% endif %>',
+    '<% set gpu = has_result("s", device="cuda") %>\n'
+    '<% if gpu %>x<% else %>GPU 结果会自动替换这些部分。<% endif %>',
+    '<% if has_result("s", device="cpu") %>在 CPU 上，eager 每步 <%= value("s", "n") %> 个算子。<% endif %>',
+    '<% if verdict_of("s", "v") == "inconclusive" %>不同的运行可能落在不同的一边。<% endif %>',
+    "```python\n# 本文还没有 GPU 结果\nprint('on the GPU this is 2x faster')\n```",
+    "`在 CPU 上，还没有结果`",
+    "<% raw %>本文还没有 GPU 结果。<% endraw %>",
+    "<!-- 本文还没有 GPU 结果。 -->",
+]
+
+
+@pytest.mark.parametrize(("sentence", "kind"), TYPED)
+def test_a_typed_sentence_about_a_devices_results_is_flagged(sentence: str, kind: str) -> None:
+    found = claims.typed_results(f"# T\n\nIntro.\n\n{sentence}\n\nMore.\n", line_offset=5)
+    assert [(f.line, f.kind.name) for f in found] == [(10, kind)]
+
+
+@pytest.mark.parametrize("sentence", UNTYPED)
+def test_mechanisms_embeds_and_sentences_the_results_choose_pass(sentence: str) -> None:
+    assert claims.typed_results(f"Intro.\n\n{sentence}\n") == []
+
+
+def test_a_block_not_chosen_by_the_results_does_not_excuse_its_sentences() -> None:
+    page = ('<% if 1 == 1 %>本文还没有 GPU 结果。<% endif %>\n'
+            '<% set x = 1 %><% if x %>GPU 结果会自动替换这些部分。<% endif %>')
+    assert [f.kind.name for f in claims.typed_results(page)] == ["pending", "pending"]
+
+
+def test_the_typed_finding_quotes_the_sentence_and_says_what_to_write() -> None:
+    (finding,) = claims.typed_results('在 CPU 上，eager 要分派 <%= value("s", "n") %> 个算子。')
+    assert finding.message() == (
+        "a typed sentence names the device of a result it shows, another device once that device's "
+        "results exist (measured-on): \"在 CPU 上，eager 要分派 … 个算子。\"; let the results say it: name "
+        "the device with an embed (value(\"SNIPPET\", \"device\")), or choose the sentence with "
+        "<% if has_result(\"SNIPPET\", device=\"cpu\") %> (docs/authoring.md)")
 
 
 def test_reading_time_counts_prose_not_code_outputs_tables_or_embeds() -> None:

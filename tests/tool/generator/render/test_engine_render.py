@@ -370,6 +370,14 @@ def with_verdict(snip: snippet.Snippet, prov: dict[str, Any], **record: Any) -> 
      "A 比 B 慢：耗时约为后者的 2.00 倍（95 % 区间 1.60–2.50 倍）"),
     ({"verdict": "no-difference", "ratio": 1.01, "low": 0.98, "high": 1.03}, "zh-CN",
      "A 与 B 没有可测的差别（速度比 1.01，95 % 区间 0.980–1.03，落在 ±5 % 以内）"),
+    ({"verdict": "no-difference", "ratio": 0.96, "low": 0.957, "high": 0.963}, "zh-CN",
+     "A 与 B 的差别在 ±5 % 以内（速度比 0.960，95 % 区间 0.957–0.963，不含 1）"),
+    ({"verdict": "no-difference", "ratio": 1.02, "low": 1.01, "high": 1.03, "delta": 0.1}, "zh-CN",
+     "A 与 B 的差别在 ±10 % 以内（速度比 1.02，95 % 区间 1.01–1.03，不含 1）"),
+    ({"verdict": "no-difference", "ratio": 1.02, "low": 1.01, "high": 1.03}, "en",
+     "A and B differ, but within ±5 % (speed ratio 1.02, 95 % interval 1.01–1.03, which excludes 1)"),
+    ({"verdict": "no-difference", "ratio": 1.0, "low": 0.99, "high": 1.0}, "en",
+     "A and B show no measurable difference (speed ratio 1.00, 95 % interval 0.990–1.00, within ±5 %)"),
     ({"verdict": "inconclusive", "ratio": 1.05, "low": 0.9, "high": 1.2}, "zh-CN",
      "A 与 B 谁更快无法判定（速度比 1.05，95 % 区间 0.900–1.20，越过了 1±5 % 的边界）"),
     ({"verdict": "inconclusive", "ratio": 3.0, "low": 2.9, "high": 3.1, "noise": ["machine busy"]}, "zh-CN",
@@ -488,3 +496,34 @@ def test_a_result_from_another_torch_is_labelled_with_its_version(snip) -> None:
     assert "snippet-version" not in r.render('<%= table("demo", "t") %>', "p.md", page=same)
     assert r.shown.torch == {"demo": "2.11.0"}
     assert embeds.same_version("2.13.0+cpu", "2.13") and not embeds.same_version("2.11.0", "2.13")
+
+
+@pytest.mark.parametrize(("prov", "test", "shown"), [
+    (PROV_CPU, 'has_result("demo")', True),
+    (PROV_CPU, 'has_result("demo", device="cpu")', True),
+    (PROV_CPU, 'has_result("demo", device="cuda")', False),
+    (PROV_GPU, 'has_result("demo", device="cuda")', True),
+    (None, 'has_result("demo")', False),
+])
+def test_a_block_the_results_choose_shows_with_them(snip, prov: dict | None, test: str, shown: bool) -> None:
+    page = f"<% if {test} %>GPU numbers below.<% else %>No GPU result yet.<% endif %>"
+    out = renderer(snip, result(snip, prov) if prov else None).render(page, "p.md")
+    assert out == ("GPU numbers below." if shown else "No GPU result yet.")
+
+
+def test_has_result_is_false_in_a_draft_preview_and_names_the_devices_it_knows(snip) -> None:
+    r = renderer(snip, result(snip, PROV_GPU), show=False)
+    assert r.render('<% if has_result("demo") %>yes<% else %>no<% endif %>', "p.md") == "no"
+    with pytest.raises(EmbedError, match=r"p.md:1: has_result\(device='tpu'\): not a device \(known: "):
+        r.render('<%= has_result("demo", device="tpu") %>', "p.md")
+
+
+@pytest.mark.parametrize(("record", "hedged"), [
+    ({"verdict": "inconclusive", "ratio": 1.04, "low": 0.98, "high": 1.1}, True),
+    ({"verdict": "faster", "ratio": 1.52, "low": 1.50, "high": 1.54}, False),
+])
+def test_verdict_of_lets_a_hedge_show_only_with_the_verdict_it_fits(snip, record: dict, hedged: bool) -> None:
+    page = '<% if verdict_of("demo", "v") == "inconclusive" %>Runs may land on either side.<% endif %>'
+    out = renderer(snip, with_verdict(snip, PROV_CPU, **record)).render(page, "p.md")
+    assert out == ("Runs may land on either side." if hedged else "")
+    assert renderer(snip, None).render('[<%= verdict_of("demo", "v") %>]', "p.md") == "[]"
