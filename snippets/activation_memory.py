@@ -19,11 +19,12 @@
 # %% name="setup"
 import torch
 import torch.nn.functional as F
-from _inspect import output_code
 
+# blog: start remove-input
 from perfblog.generator import glue, table, target_device
 
-DEVICE = target_device()
+# blog: end remove-input
+DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 DTYPE = torch.bfloat16 if DEVICE == "cuda" else torch.float32
 TOKENS, DIM, HIDDEN = (4096, 2048, 5632) if DEVICE == "cuda" else (256, 256, 688)
 torch.manual_seed(0)
@@ -32,6 +33,7 @@ w_norm = torch.ones(DIM, device=DEVICE, dtype=DTYPE)
 w13 = torch.randn(DIM, 2 * HIDDEN, device=DEVICE, dtype=DTYPE) * 0.02
 w2 = torch.randn(HIDDEN, DIM, device=DEVICE, dtype=DTYPE) * 0.02
 # blog: start remove-input
+assert target_device() == DEVICE
 glue("torch", torch.__version__)
 glue("shape", f"{TOKENS}×{DIM}，隐藏层 {HIDDEN}，{str(DTYPE).removeprefix('torch.')}")
 glue("shape.en", f"{TOKENS}×{DIM}, hidden size {HIDDEN}, {str(DTYPE).removeprefix('torch.')}")
@@ -115,8 +117,11 @@ glue("method.en", method_en)
 
 # %% name="buffers"
 # What the compiled block allocates: every buffer the generated wrapper creates, in order.
+from torch._inductor.utils import run_and_get_code  # noqa: E402
+
+compiled = torch.compile(mlp_block, fullgraph=True)
 with torch.no_grad():
-    _, sources = output_code(compiled, x, w_norm, w13, w2)
+    _, sources = run_and_get_code(compiled, x, w_norm, w13, w2)  # the result, and Inductor's Python modules
 allocs = [line.strip() for source in sources for line in source.splitlines()
           if line.strip().startswith("buf") and "= empty_strided" in line]
 reuses = [line.strip() for source in sources for line in source.splitlines() if "# reuse" in line]
