@@ -45,7 +45,7 @@ def fake_torch(version: str, fast: bool) -> str:
     return f"__version__ = {version!r}\n\n\ndef fast_path():\n    return {fast!r}\n"
 
 
-def fake_env(cache: Path, version: str, fast: bool) -> Path:
+def fake_env(cache: Path, version: str, fast: bool, *, kernel: bool = True) -> Path:
     """The environment `blog run --torch SERIES` would make, made here without pip: the builder reuses it
     because its key is the one it would compute."""
     series = matrix.series_of(version)
@@ -60,7 +60,8 @@ def fake_env(cache: Path, version: str, fast: bool) -> Path:
     (site / f"torch-{version}.dist-info").mkdir()
     (site / f"torch-{version}.dist-info" / "METADATA").write_text(
         f"Metadata-Version: 2.1\nName: torch\nVersion: {version}\n")
-    (site / "test-kernel.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")  # ipykernel from here
+    if kernel:  # ipykernel (and the rest) from this test's environment
+        (site / "test-kernel.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     record = {"key": spec.key(), "python": spec.version(), "requirements": sorted(spec.requirements)}
     (into / envs.KEY_FILE).write_text(json.dumps(record))
     return into
@@ -114,6 +115,17 @@ def test_latest_fails_naming_the_flipped_claim_and_both_versions(site: Path, cap
     assert (old.torch, old.ok) == ("98.0.0", True)
     assert (new.torch, new.ok, new.failing_cell) == ("99.0.0", False, "check")
     assert "the fast path is gone" in (new.error or "")
+
+
+@pytest.mark.kernel
+def test_a_version_whose_kernel_cannot_start_is_a_failure_record_with_every_cell_not_run(site: Path,
+                                                                                       capsys) -> None:
+    fake_env(site / "cache", "97.0.0", fast=True, kernel=False)  # no ipykernel in it
+    assert run("--torch", "97.0", "claim") == 0  # a snippet failing on a version is its record
+    assert "could not run a Jupyter kernel" in capsys.readouterr().err
+    (found,) = versions.version_outcomes(site / "snippets" / "_results", "claim")
+    assert (found.torch, found.ok, found.failing_cell) == ("97.0.0", False, None)
+    assert [c.outcome.value for c in found.cells] == ["not-run"] * 3 and found.provenance.torch is None
 
 
 def test_a_version_that_cannot_be_installed_is_reported_not_skipped(site: Path, capsys, monkeypatch) -> None:
