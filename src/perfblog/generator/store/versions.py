@@ -20,7 +20,8 @@ torch and Python versions, the device class, ``ok``, ``cells`` (name, line, ``Ou
 snippet's key when it ran: compare with the snippet's current key to tell a record of the code as it is
 now), the full ``provenance`` (``ran_at``, ``git_commit``, CPU) and ``path``. ``claims`` names what a
 history compares: each cell's outcome (a cell that asserts a claim holds when it ran ``ok``), each
-verdict, each glued true/false; ``flips(before, after)`` lists the claims whose state differs.
+verdict, each glued true/false; ``flips(before, after)`` lists the claims whose state differs (an
+inconclusive verdict on either side is none).
 
 Writing (the runner's side): ``write(results_dir, result, torch)``.
 """
@@ -38,6 +39,7 @@ from perfblog.generator.store.codec import Scalar
 from perfblog.generator.store.content import VerdictRecord
 from perfblog.generator.store.result import CellOutcome, Outcome, Provenance, Result
 from perfblog.generator.store.store import MAX_RESULT_BYTES, document
+from perfblog.harness.verdict import Verdict
 
 #: The folder of a snippet's results that holds its version records, one folder per device class.
 FOLDER = "versions"
@@ -171,11 +173,13 @@ def newest(outcomes: tuple[VersionOutcome, ...], device_class: str,
 
 
 def flips(before: VersionOutcome, after: VersionOutcome) -> tuple[Flip, ...]:
-    """The claims whose state differs from ``before`` to ``after``, in ``after``'s order then the rest."""
+    """The claims whose state differs from ``before`` to ``after``, in ``after``'s order then the rest.
+    A verdict that is inconclusive on either side is no flip: the measurement decided nothing there."""
     old, new = before.claims, after.claims
     names = [*new, *(name for name in old if name not in new)]
-    return tuple(Flip(after.snippet, name, old.get(name, "absent"), new.get(name, "absent"), before.torch,
-                      after.torch) for name in names if old.get(name, "absent") != new.get(name, "absent"))
+    pairs = ((name, old.get(name, "absent"), new.get(name, "absent")) for name in names)
+    return tuple(Flip(after.snippet, name, was, now, before.torch, after.torch) for name, was, now in pairs
+                 if was != now and Verdict.INCONCLUSIVE.value not in (was, now))
 
 
 def version_order(version: str) -> tuple[tuple[int, ...], str]:

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from paths import DATA
@@ -16,6 +18,7 @@ from perfblog.generator.store import schema, versions
 from perfblog.generator.store.content import ValueRecord
 from perfblog.generator.store.result import CellOutcome, Failure, Outcome, Provenance, Result
 from perfblog.generator.store.store import Store
+from perfblog.harness.verdict import Verdict
 
 FIXTURES = DATA / "versions"
 
@@ -108,3 +111,15 @@ def test_a_renamed_snippets_records_are_refiled_under_its_new_name(tmp_path: Pat
     (path,) = versions.refile(tmp_path, "demo", "renamed")
     (found,) = versions.version_outcomes(tmp_path, "renamed")
     assert found.snippet == "renamed" and found.path == path and found.key == "k1"
+
+
+def test_an_inconclusive_verdict_on_either_side_is_no_flip() -> None:
+    def outcome(torch: str, verdicts: dict[str, str]) -> versions.VersionOutcome:
+        found = versions.outcome_of(record(torch), torch, Path(torch))
+        return replace(found, verdicts={name: SimpleNamespace(verdict=Verdict(v))
+                                        for name, v in verdicts.items()})
+
+    old = outcome("2.12.1", {"a": "faster", "b": "faster", "c": "no-difference"})
+    new = outcome("2.13.0", {"a": "inconclusive", "b": "slower", "c": "no-difference"})
+    flipped = versions.flips(old, new)
+    assert [(f.claim, f.before, f.after) for f in flipped] == [("verdict:b", "faster", "slower")]
