@@ -102,7 +102,7 @@ for p, q in zip(model.parameters(), reference.parameters(), strict=True):
 assert captures == 1
 assert len(kept["backward"]) == 0  # no per-piece backward: the whole backward is one graph
 # the captured backward is compiled like any graph that needs no gradient: as one more forward graph
-assert len(kept["forward"]) == split["forward"] + captures
+assert len(kept["forward"]) == 2 + captures
 # blog: end hide-input
 # blog: start remove-input
 whole = {"forward": split["forward"], "backward": len(kept["backward"]), "compiled_autograd": captures}

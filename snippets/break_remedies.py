@@ -138,7 +138,7 @@ glue("custom_op.breaks", breaks)
 # blog: end remove-input
 
 # %% name="nonstrict"
-if hasattr(torch._dynamo, "nonstrict_trace"):  # torch 2.7 and later
+if hasattr(torch._dynamo, "nonstrict_trace"):  # the newer API, where this torch has it
     skip_dynamo = torch._dynamo.nonstrict_trace(quad_weights)
 else:
     skip_dynamo = torch.compiler.allow_in_graph(quad_weights)
@@ -171,5 +171,5 @@ zh = [{"写法": a, "图": g, "断裂": b, "fullgraph=True": "通过" if ok else
 en = [{"remedy": e, "graphs": g, "breaks": b, "fullgraph=True": "compiles" if ok else "raises"}
       for _, e, g, b, ok in rows]
 table("remedies", zh, caption=f"同一个断点的几种处理（torch {torch.__version__}）")
-table("remedies.en", en, caption=f"One break, four remedies (torch {torch.__version__})")
+table("remedies.en", en, caption=f"One break and its remedies (torch {torch.__version__})")
 # blog: end remove-input
