@@ -15,19 +15,64 @@
 # errors, as a CI job wants them: `torch.compiler.set_stance("fail_on_recompile")` and
 # `torch._dynamo.error_on_graph_break(True)`.
 
-# %% name="setup"
+# %% name="helpers" tags=["hide-input"]
+import contextlib
 import functools
+import io
+import re
+from types import SimpleNamespace
 
 import torch
-from _inspect import matching, message, torch_logs
+from torch._dynamo.utils import counters
 
-from perfblog.generator import glue, table
-from perfblog.generator.bench import count_compiles, first_line
-
-torch.manual_seed(0)
 # blog: start remove-input
+from perfblog.generator import glue, table
+
 glue("torch", torch.__version__)
 # blog: end remove-input
+#: torch's log prefix (level, time, process id, source line) changes on every run: it is cut off.
+LOG_PREFIX = re.compile(r"^[A-Z]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ \S+:\d+\] ")
+#: What remains before a message: the frame id and the artifact, "[0/1] [__recompiles] ".
+LOG_TAGS = re.compile(r"^(\[[^\]]*\] )+")
+
+
+@contextlib.contextmanager
+def torch_logs(**artifacts):
+    """What TORCH_LOGS=<artifacts> prints inside the block, one list item per line, prefixes removed."""
+    lines = []
+    with contextlib.redirect_stderr(io.StringIO()) as buffer:
+        torch._logging.set_logs(**artifacts)  # its handlers write to the stderr of this moment: the buffer
+    try:
+        yield lines
+    finally:
+        torch._logging.set_logs()
+        lines.extend(LOG_PREFIX.sub("", line) for line in buffer.getvalue().splitlines())
+
+
+def matching(lines, pattern):
+    return [line for line in lines if re.search(pattern, line)]
+
+
+def message(line):
+    """A logged line without its frame id and artifact tags: the words torch logged."""
+    return LOG_TAGS.sub("", line).strip()
+
+
+def first_line(text):
+    return str(text).strip().splitlines()[0]
+
+
+def count_compiles(run):
+    """Call `run()` and count what Dynamo did meanwhile: graphs compiled, graph breaks and their reasons."""
+    counters.clear()
+    run()
+    breaks = counters["graph_break"] + counters["unimplemented"]  # a break on tensor data lands in the latter
+    return SimpleNamespace(graphs=counters["stats"]["unique_graphs"], graph_breaks=sum(breaks.values()),
+                           break_reasons=list(breaks))
+
+
+# %% name="setup"
+torch.manual_seed(0)
 
 
 def shout(x):
@@ -63,33 +108,31 @@ glue("logs.recompile_reason", message(guard).removeprefix("- "))
 # blog: end remove-input
 
 # %% name="loop_skip"
-# blog: start remove-input
-rows = []
-# blog: end remove-input
+found = {}
 for fn in (shout, shout_in_loop):
     torch._dynamo.reset()
     compiled = torch.compile(fn, backend="eager")
     with torch_logs(graph_breaks=True) as logged:
         stats = count_compiles(functools.partial(compiled, torch.randn(8)))
-    gave_up = matching(logged, r"falling back to eager")
-    print(f"{fn.__name__}: graphs={stats.graphs}", *[message(line) for line in gave_up])
-    # blog: start remove-input
-    rows.append({"函数": fn.__name__, "图": stats.graphs, "日志": message(gave_up[0]) if gave_up else "—"})
-    # blog: end remove-input
+    gave_up = [message(line) for line in matching(logged, r"falling back to eager")]
+    found[fn.__name__] = (stats.graphs, gave_up)
+    print(f"{fn.__name__}: graphs={stats.graphs}", *gave_up)
 # blog: start hide-input
-straight, looped = rows
-assert straight["图"] == 2, straight  # before and after the break: two graphs
-assert looped["图"] == 0, looped  # the break is inside a loop: nothing compiled, the frame runs eagerly
-assert "falling back to eager" in looped["日志"], looped
+assert found["shout"] == (2, []), found  # before and after the break: two graphs
+graphs, gave_up = found["shout_in_loop"]
+assert graphs == 0, found  # the break is inside a loop: nothing compiled, the frame runs eagerly
+assert "falling back to eager" in gave_up[0], found
 # blog: end hide-input
 # blog: start remove-input
 caption = f"同一个 print 断点，放在循环外与循环内（torch {torch.__version__}）"
-table("loop_skip", rows, caption=caption, translations={"en": {
-    "函数": "function", "图": "graphs", "日志": "log (TORCH_LOGS=graph_breaks)",
-    caption: f"The same print break, outside and inside a loop (torch {torch.__version__})"}})
-glue("loop.graphs", looped["图"])
-glue("straight.graphs", straight["图"])
-glue("loop.log", looped["日志"])
+table("loop_skip", [{"函数": name, "图": graphs, "日志": logs[0] if logs else "—"}
+                    for name, (graphs, logs) in found.items()],
+      caption=caption, translations={"en": {
+          "函数": "function", "图": "graphs", "日志": "log (TORCH_LOGS=graph_breaks)",
+          caption: f"The same print break, outside and inside a loop (torch {torch.__version__})"}})
+glue("loop.graphs", found["shout_in_loop"][0])
+glue("straight.graphs", found["shout"][0])
+glue("loop.log", found["shout_in_loop"][1][0])
 # blog: end remove-input
 
 
