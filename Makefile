@@ -15,7 +15,7 @@ export NO_MKDOCS_2_WARNING := 1
 $(STAMP): pyproject.toml requirements.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -r requirements.txt -e '.[material,torch,test,blogs,google,examples,cluster]'
+	$(BIN)/pip install -q -r requirements.txt -e '.[material,snippets,torch,test,blogs,google,examples,cluster]'
 	touch $(STAMP)
 
 # The other end of the package's ranges: the oldest MkDocs and Material it supports
@@ -27,7 +27,7 @@ OLDEST_TESTS := mkdocs and not (kernel or browser or torch or cluster or blogs)
 $(OLDEST_STAMP): pyproject.toml constraints/oldest.txt
 	$(PYTHON) -m venv $(OLDEST)
 	$(OLDEST)/bin/pip install -q --upgrade pip
-	$(OLDEST)/bin/pip install -q -c constraints/oldest.txt -e '.[material,test]'
+	$(OLDEST)/bin/pip install -q -c constraints/oldest.txt -e '.[material,snippets,test]'
 	touch $(OLDEST_STAMP)
 
 test-oldest: $(OLDEST_STAMP) fonts

@@ -215,20 +215,21 @@ def _move_into_place(staging: Path, target: Path) -> None:
 
 def _requirements() -> str:
     """What CI installs: this perfblog as it was installed (a git or archive URL), else its version,
-    with Material (the `material` extra: a new blog's theme)."""
+    with Material and the snippets plugin's packages (the `material` and `snippets` extras: a new blog's
+    theme and its first snippet)."""
     try:
         dist = distribution("perfblog")
     except PackageNotFoundError:
-        return "perfblog[material]\n"
+        return "perfblog[material,snippets]\n"
     found = json.loads(dist.read_text("direct_url.json") or "{}")
     url, vcs = found.get("url", ""), found.get("vcs_info")
     if vcs and url:
-        return f"perfblog[material] @ {vcs.get('vcs', 'git')}+{url}@{vcs['commit_id']}\n"
+        return f"perfblog[material,snippets] @ {vcs.get('vcs', 'git')}+{url}@{vcs['commit_id']}\n"
     if url and not url.startswith("file:"):
-        return f"perfblog[material] @ {url}\n"
+        return f"perfblog[material,snippets] @ {url}\n"
     return (f"# perfblog {dist.version} was installed from a local folder: name where CI installs it from,\n"
-            f"# e.g. perfblog[material] @ git+https://github.com/OWNER/REPO@TAG\n"
-            f"perfblog[material]=={dist.version}\n")
+            f"# e.g. perfblog[material,snippets] @ git+https://github.com/OWNER/REPO@TAG\n"
+            f"perfblog[material,snippets]=={dist.version}\n")
 
 
 _MKDOCS = """\

@@ -66,7 +66,7 @@ def venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("venv") / "env"
     subprocess.run([sys.executable, "-m", "venv", str(root)], check=True, timeout=120)
     done = subprocess.run([str(root / "bin/pip"), "install", "-q", "--no-compile",
-                           f"perfblog[material] @ {wheel.as_uri()}"],
+                           f"perfblog[material,snippets] @ {wheel.as_uri()}"],
                           capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
     return root
@@ -129,7 +129,7 @@ def test_the_package_resolves_beside_a_blog_that_pins_an_older_mkdocs(wheel: Pat
     pins.write_text("mkdocs==1.5.3\n", encoding="utf-8")
     done = subprocess.run([sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "-q",
                            "--report", str(tmp_path / "report.json"), "-r", str(pins),
-                           f"perfblog[material] @ {wheel.as_uri()}"],
+                           f"perfblog[material,snippets] @ {wheel.as_uri()}"],
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     chosen = {item["metadata"]["name"].lower(): item["metadata"]["version"]

@@ -23,8 +23,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-import jupytext
-
 import perfblog
 from perfblog.core.fsio import atomic_write
 from perfblog.generator.errors import GeneratorError
@@ -144,6 +142,8 @@ def make(snippet: Snippet, modules: Modules) -> Download:
     header = (f"# {snippet.stem}: the code of a post, as one file that runs by itself (Python 3.11+, on the "
               f"CPU or a CUDA GPU).\n{NEEDS}{' '.join(['torch', *packages])}\n\n")
     py = header + body.rstrip("\n") + "\n"
+    import jupytext  # of the snippets extra: a blog with only the seo plugin imports this module, not it
+
     notebook = jupytext.reads(py, fmt="py:percent")
     notebook.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
     return Download(snippet.stem, py, jupytext.writes(notebook, fmt="ipynb"), packages)

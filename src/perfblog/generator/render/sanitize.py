@@ -34,8 +34,6 @@ import string
 from collections.abc import Callable
 from html.parser import HTMLParser
 
-import nh3
-
 from perfblog.core import timebound
 from perfblog.generator.errors import EmbedError
 
@@ -157,6 +155,8 @@ class Sanitizer:
     def __init__(self, media: Media | None = None, media_url: MediaUrl | None = None) -> None:
         self.media = media or Media()
         self.media_url = media_url or (lambda name: f"{Media.FOLDER}/{name}")
+        import nh3  # of the snippets extra: a blog with only the seo plugin imports this module, not nh3
+
         self._cleaner = nh3.Cleaner(
             tags=set(TAGS), clean_content_tags=set(DROPPED_WITH_CONTENT),
             attributes={tag: set(names) for tag, names in ATTRIBUTES.items()},

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from perfblog.core.conventions import SNIPPET_SUFFIXES
-from perfblog.generator import device
+from perfblog.generator import device, needs
 from perfblog.generator.device import EnvPolicy
 from perfblog.generator.errors import GeneratorError, SnippetError
 from perfblog.generator.run import runner, workspace
@@ -55,6 +55,7 @@ class Engine:
     """Find snippets, decide per mode whether to run them, run them, and read back what posts show."""
 
     def __init__(self, settings: Settings) -> None:
+        needs.require_snippets()  # the plugin and every command that runs or renders snippets start here
         self.settings = settings
         self.store = Store(settings.results_dir)
         self.kind, self.device_class = device.resolve(settings.device)
