@@ -148,6 +148,8 @@ TITLE = "速度比 = … ；…（δ = 5 %） · CPU"
     # at a bound, the rounding of the shown ends leaves either wording open
     "A 与 B 没有可测的差别（速度比 1.01，95 % 区间 1.00–1.02，落在 ±5 % 以内）",
     "A 与 B 的差别在 ±5 % 以内（速度比 1.01，95 % 区间 1.00–1.02，不含 1）",
+    # an end shown with the digits that place it (as phrases.py shows one beside a bound)
+    "A 与 B 的差别在 ±5 % 以内（速度比 1.01，95 % 区间 1.004–1.02，不含 1）",
 ])
 def test_a_wording_its_numbers_support_passes(text: str) -> None:
     checked = check(text, TITLE)

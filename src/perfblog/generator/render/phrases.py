@@ -33,8 +33,20 @@ def _han(char: str) -> bool:
     return "\u4e00" <= char <= "\u9fff"
 
 
-def _interval(low: float, high: float) -> str:
-    return f"{number(low)}–{number(high)}"
+def _interval(low: float, high: float, delta: float, inverted: bool = False) -> str:
+    """An interval as a clause shows it, each end on the side of 1 and of 1±δ it lies on (``inverted``: the
+    ends of a time ratio, whose bounds are those of the speed ratio inverted)."""
+    bounds = tuple(1 / b if inverted else b for b in (1 - delta, 1.0, 1 + delta))
+    return f"{_apart(low, bounds)}–{_apart(high, bounds)}"
+
+
+def _apart(value: float, bounds: tuple[float, ...]) -> str:
+    """``value`` in three significant digits, or more where three would put it on a bound it is not on
+    (1.004 shows as 1.004, not 1.00), so that the numbers shown read as the rule read them."""
+    text, digits = number(value), 4
+    while digits < 10 and any((float(text) > b, float(text) < b) != (value > b, value < b) for b in bounds):
+        text, digits = f"{value:.{digits}g}", digits + 1
+    return text
 
 
 @dataclass(frozen=True)
@@ -85,20 +97,20 @@ ZH = Words(
     clauses={
         Verdict.FASTER: lambda r, s, b: _spaced(
             s, "比", b, f"快：速度约为后者的 {number(r.ratio)} 倍"
-            f"（{_pct(r.confidence)} 区间 {_interval(r.low, r.high)} 倍）"),
+            f"（{_pct(r.confidence)} 区间 {_interval(r.low, r.high, r.delta)} 倍）"),
         Verdict.SLOWER: lambda r, s, b: _spaced(
             s, "比", b, f"慢：耗时约为后者的 {number(1 / r.ratio)} 倍"
-            f"（{_pct(r.confidence)} 区间 {_interval(1 / r.high, 1 / r.low)} 倍）"),
+            f"（{_pct(r.confidence)} 区间 {_interval(1 / r.high, 1 / r.low, r.delta, inverted=True)} 倍）"),
         Verdict.SAME: lambda r, s, b: _spaced(
             s, "与", b, f"没有可测的差别（速度比 {number(r.ratio)}，{_pct(r.confidence)} 区间 "
-            f"{_interval(r.low, r.high)}，落在 ±{_pct(r.delta)} 以内）"),
+            f"{_interval(r.low, r.high, r.delta)}，落在 ±{_pct(r.delta)} 以内）"),
         Verdict.INCONCLUSIVE: lambda r, s, b: _spaced(
             s, "与", b, f"谁更快无法判定（速度比 {number(r.ratio)}，{_pct(r.confidence)} 区间 "
-            f"{_interval(r.low, r.high)}，越过了 1±{_pct(r.delta)} 的边界）"),
+            f"{_interval(r.low, r.high, r.delta)}，越过了 1±{_pct(r.delta)} 的边界）"),
     },
     within=lambda r, s, b: _spaced(
         s, "与", b, f"的差别在 ±{_pct(r.delta)} 以内（速度比 {number(r.ratio)}，{_pct(r.confidence)} 区间 "
-        f"{_interval(r.low, r.high)}，不含 1）"),
+        f"{_interval(r.low, r.high, r.delta)}，不含 1）"),
     noisy=lambda r, s, b: _spaced(s, "与", b, f"谁更快无法判定：测量受到干扰（{'；'.join(r.noise)}）"),
     rule_text=lambda r: (f"速度比 = {r.baseline} 的中位耗时 ÷ {r.candidate} 的中位耗时，{r.blocks} 轮计时的"
                          f"自助法 {_pct(r.confidence)} 区间；区间下限高于 1+δ 为更快，上限低于 1−δ 为更慢，"
@@ -113,20 +125,21 @@ EN = Words(
     clauses={
         Verdict.FASTER: lambda r, s, b: (
             f"{s} is faster than {b}: about {number(r.ratio)}× its speed "
-            f"({_pct(r.confidence)} interval {_interval(r.low, r.high)}×)"),
+            f"({_pct(r.confidence)} interval {_interval(r.low, r.high, r.delta)}×)"),
         Verdict.SLOWER: lambda r, s, b: (
             f"{s} is slower than {b}: it takes about {number(1 / r.ratio)}× as long "
-            f"({_pct(r.confidence)} interval {_interval(1 / r.high, 1 / r.low)}×)"),
+            f"({_pct(r.confidence)} interval {_interval(1 / r.high, 1 / r.low, r.delta, inverted=True)}×)"),
         Verdict.SAME: lambda r, s, b: (
             f"{s} and {b} show no measurable difference (speed ratio {number(r.ratio)}, "
-            f"{_pct(r.confidence)} interval {_interval(r.low, r.high)}, within ±{_pct(r.delta)})"),
+            f"{_pct(r.confidence)} interval {_interval(r.low, r.high, r.delta)}, within ±{_pct(r.delta)})"),
         Verdict.INCONCLUSIVE: lambda r, s, b: (
             f"whether {s} is faster than {b} is inconclusive (speed ratio {number(r.ratio)}, "
-            f"{_pct(r.confidence)} interval {_interval(r.low, r.high)}, across a 1±{_pct(r.delta)} bound)"),
+            f"{_pct(r.confidence)} interval {_interval(r.low, r.high, r.delta)}, "
+            f"across a 1±{_pct(r.delta)} bound)"),
     },
     within=lambda r, s, b: (
         f"{s} and {b} differ, but within ±{_pct(r.delta)} (speed ratio {number(r.ratio)}, "
-        f"{_pct(r.confidence)} interval {_interval(r.low, r.high)}, which excludes 1)"),
+        f"{_pct(r.confidence)} interval {_interval(r.low, r.high, r.delta)}, which excludes 1)"),
     noisy=lambda r, s, b: f"whether {s} is faster than {b} is inconclusive: the measurement was noisy "
                           f"({'; '.join(r.noise)})",
     rule_text=lambda r: (f"speed ratio = median time of {r.baseline} / median time of {r.candidate}; "

@@ -376,6 +376,12 @@ def with_verdict(snip: snippet.Snippet, prov: dict[str, Any], **record: Any) -> 
      "A 与 B 的差别在 ±10 % 以内（速度比 1.02，95 % 区间 1.01–1.03，不含 1）"),
     ({"verdict": "no-difference", "ratio": 1.02, "low": 1.01, "high": 1.03}, "en",
      "A and B differ, but within ±5 % (speed ratio 1.02, 95 % interval 1.01–1.03, which excludes 1)"),
+    ({"verdict": "no-difference", "ratio": 1.01, "low": 1.004, "high": 1.02}, "zh-CN",
+     "A 与 B 的差别在 ±5 % 以内（速度比 1.01，95 % 区间 1.004–1.02，不含 1）"),  # an end is not shown on 1
+    ({"verdict": "faster", "ratio": 1.07, "low": 1.0504, "high": 1.1}, "en",
+     "A is faster than B: about 1.07× its speed (95 % interval 1.0504–1.10×)"),  # nor on 1 + δ
+    ({"verdict": "slower", "ratio": 0.9, "low": 0.85, "high": 0.9496}, "zh-CN",
+     "A 比 B 慢：耗时约为后者的 1.11 倍（95 % 区间 1.053–1.18 倍）"),  # nor on 1 / (1 − δ)
     ({"verdict": "no-difference", "ratio": 1.0, "low": 0.99, "high": 1.0}, "en",
      "A and B show no measurable difference (speed ratio 1.00, 95 % interval 0.990–1.00, within ±5 %)"),
     ({"verdict": "inconclusive", "ratio": 1.05, "low": 0.9, "high": 1.2}, "zh-CN",
