@@ -60,7 +60,7 @@ def train_step(model, x, target):
 
 
 reference = copy.deepcopy(net)
-train_step(reference, x, target)  # eager: the gradients to compare with
+reference_loss = train_step(reference, x, target)  # eager: the gradients to compare with
 
 # %% name="split"
 backend, kept = counting_backend()

@@ -74,9 +74,9 @@ PROGRAM = textwrap.dedent("""
 """)
 work = Path(tempfile.mkdtemp())
 (work / "program.py").write_text(PROGRAM)
+trace_dir = work / "trace"
 
 # %% name="trace"
-trace_dir = work / "trace"
 env = {**os.environ, "TORCH_TRACE": str(trace_dir), "TORCHINDUCTOR_CACHE_DIR": str(work / "cache")}
 subprocess.run([sys.executable, str(work / "program.py")], env=env, check=True, capture_output=True)
 logs = sorted(trace_dir.glob("*.log"))
