@@ -81,14 +81,15 @@ class Build:
         self._prepared: dict[str, embeds.Resolved] = {}
         self._embeds: dict[str, list[str]] = {}  # post -> stems it embeds, in order of first use
         self._warned: set[tuple[str, str]] = set()
-        self.prose: list[str] = []  # "post:line: message" of each prose finding, for `check_prose`
+        self.sentences: list[str] = []  # "post:line: message" of each sentence warned of, for `check_strict`
 
     def render_page(self, markdown: str, src_path: str, page_url: str,
                     meta: Mapping[str, Any] | None = None) -> str:
         """Prepare, then render a post's embeds: first every snippet its template names is made ready
         (run, when the mode says so), then the page renders with plain lookups, so rendering never runs
         a snippet. EmbedError names the post and line. Then the checks that fail a strict build (a
-        comparison stated with a bare ratio), and the page's torch-version note."""
+        comparison stated with a bare ratio, a typed sentence about results), and the page's torch-version
+        note."""
         meta = meta or {}
         post = self._display(Path(src_path))
         offset = _line_offset(Path(src_path), markdown)
@@ -106,18 +107,18 @@ class Build:
                     *claims.typed_results(markdown, offset)]
         for finding in findings:
             self._warn_line(post, finding.line, finding.message())
-            self.prose.append(f"{post}:{finding.line}: {finding.message()}")
         return _with_versions_note(rendered, self.renderer.shown, page)
 
-    def check_prose(self) -> None:
-        """Under `--strict`, fail on the prose findings (bare ratios, typed results), each logged again as
-        an error: MkDocs drops warnings under `-q` before `--strict` counts them."""
-        if not self.prose:
+    def check_strict(self) -> None:
+        """Under `--strict`, fail on what the posts' sentences say against the results (a verdict a post
+        expects that flipped, a bare ratio, a typed result), each logged again as an error: MkDocs drops
+        warnings under `-q` before `--strict` counts them."""
+        if not self.sentences:
             return
-        for line in self.prose:
+        for line in self.sentences:
             log.error("snippets: %s", line)
-        raise EmbedError(f"{len(self.prose)} sentence(s) that the results should say fail --strict (listed "
-                         f"above; docs/snippets.md#verdicts-in-prose, docs/authoring.md)")
+        raise EmbedError(f"{len(self.sentences)} sentence(s) that the results contradict or should say fail "
+                         f"--strict (listed above; docs/snippets.md#verdicts-in-prose)")
 
     def _with_downloads(self, rendered: str, post: str, page: embeds.Page) -> str:
         """The page, with the download links of the snippets none of its blocks linked
@@ -148,7 +149,9 @@ class Build:
         return result.values.get(name) if result else None
 
     def _warn_line(self, post: str, line: int | None, message: str) -> None:
-        log.warning("snippets: %s%s: %s", post, f":{line}" if line else "", message)
+        where = f"{post}:{line}" if line else post
+        log.warning("snippets: %s: %s", where, message)
+        self.sentences.append(f"{where}: {message}")
 
     def page_content(self, html: str, page_url: str, embeds: bool) -> str:
         """A page's HTML after Markdown: embeds' inert text readable again, MathJax's scripts where the

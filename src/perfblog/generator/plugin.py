@@ -125,7 +125,7 @@ class SnippetsPlugin(BasePlugin[SnippetsConfig]):
         path = Path(report) if report else None
         _guard(lambda: build.finish(Path(config.site_dir), path, self._state_dir))
         if config.strict and not self.serving:
-            _guard(build.check_prose)
+            _guard(build.check_strict)
 
 
 def _guard(work: Callable[[], T]) -> T:

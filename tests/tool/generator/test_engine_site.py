@@ -216,7 +216,7 @@ def test_strict_build_fails_naming_the_post_line_when_a_verdict_the_post_relies_
     data["verdicts"]["compiled"].update(verdict="slower", expected=None, ratio=0.5, low=0.45, high=0.55)
     flipped = json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
     with edited(stored, stored.read_text(), flipped):  # a stored result whose verdict is no longer expected
-        done = build(site, "--strict")
+        done = build(site, "--strict", "-q")  # also under -q, which drops warnings
     assert done.returncode == 1
     assert ("posts/posts/demo.md:11: verdict 'compiled' of snippet 'demo' is slower, but the post expects "
             "faster") in done.stderr
