@@ -12,18 +12,38 @@
 # How many times does torch.compile compile one function over a sequence of batch sizes? Counted for
 # dynamic=None (the default), True and False, and for torch._dynamo.mark_dynamic, with Inductor.
 
-# %% name="setup"
+# %% name="helpers" tags=["hide-input"]
+from types import SimpleNamespace
+
 import torch
 import torch.nn.functional as F
+from torch._dynamo.utils import counters
 
+# blog: start remove-input
 from perfblog.generator import chart, glue, table, target_device
-from perfblog.generator.bench import count_compiles
 
-DEVICE = target_device()
+# blog: end remove-input
+DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+# blog: start remove-input
+assert target_device() == DEVICE
+glue("torch", torch.__version__)
+# blog: end remove-input
+
+
+def count_compiles(run):
+    """Call `run()` and count what Dynamo did meanwhile: graphs compiled, graph breaks and their reasons."""
+    counters.clear()
+    run()
+    breaks = counters["graph_break"] + counters["unimplemented"]  # a break on tensor data lands in the latter
+    return SimpleNamespace(graphs=counters["stats"]["unique_graphs"], graph_breaks=sum(breaks.values()),
+                           break_reasons=list(breaks))
+
+
+
+# %% name="setup"
 SIZES = [2, 3, 5, 7, 11]
 WIDTH = 64
 # blog: start remove-input
-glue("torch", torch.__version__)
 glue("sizes", str(SIZES))
 # blog: end remove-input
 
