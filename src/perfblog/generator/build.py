@@ -104,7 +104,7 @@ class Build:
                            torch=str(declared) if declared is not None else self.torch)
         rendered = self._with_downloads(self.renderer.fill(template, page), template.post, page)
         findings = [*claims.bare_ratios(markdown, self._shown_value, offset),
-                    *claims.typed_results(markdown, offset)]
+                    *claims.typed_results(markdown, self._shown_value, offset)]
         for finding in findings:
             self._warn_line(post, finding.line, finding.message())
         return _with_versions_note(rendered, self.renderer.shown, page)

@@ -128,8 +128,9 @@ def _blank(text: str) -> str:
 
 #: A device as prose names it (CUDA Graphs is a feature, not a device).
 _DEVICE = r"(?<![A-Za-z])(?:GPU|CPU|CUDA(?!\s*Graph)|显卡|加速器|accelerators?)(?![A-Za-z])"
-#: A tag that calls ``value()`` or ``verdict()``: a result in the sentence.
-_RESULT = re.compile(r"<%=\s*(?:value|verdict)\s*\(")
+_DEVICES = re.compile(_DEVICE, re.I)
+#: A tag that shows a value or a verdict of a snippet: (function, snippet, name) in groups 1, 3 and 5.
+_RESULT = re.compile(r"""<%=\s*(value|verdict)\(\s*(["'])([^"']+)\2\s*,\s*(["'])([^"']+)\4""")
 #: ``<% if %>``-block statements and ``set`` (matched on one tag), for the spans the results choose.
 _STATEMENT = re.compile(r"<%[-+]?\s*(if|elif|else|endif|set)\b(.*)", re.S)
 
@@ -161,6 +162,8 @@ KINDS: tuple[Kind, ...] = (
         r"\bnot yet\b", r"\byet\b", r"\bawait(?:s|ing|ed)?\b", r"\bpending\b", r"\buntested\b",
         r"\bwill (?:automatically )?replace\b", r"\b(?:has|have) (?:not|never) (?:yet )?(?:been )?run\b",
         r"\bno {D} (?:results?|times?|timings?|numbers?|runs?)\b",
+        r"(?:本文|本页|这里|上面)所示的?[^，。；,;]{0,6}?{D}", r"\b{D} runs? shown\b",
+        r"\bshown (?:here )?(?:is|are|comes?) from (?:a |the )?{D}",
         r"\bonce (?:a |the )?{D} (?:run|results?)\b"),
         device=True, result=False,
         why="says which results exist for a device, which changes when a run adds some",
@@ -195,26 +198,47 @@ class Typed:
                 f"say it: {self.kind.instead} (docs/authoring.md)")
 
 
-def typed_results(markdown: str, line_offset: int = 0) -> list[Typed]:
-    """Each typed sentence of a ``KINDS`` kind outside a block the results choose: an ``<% if %>`` whose
-    test calls one of ``PREDICATES`` (the template functions that read results) or a name set from one."""
+def typed_results(markdown: str, value_of: Callable[[str, str], ValueRecord | None],
+                  line_offset: int = 0) -> list[Typed]:
+    """Each typed sentence of a ``KINDS`` kind: what makes it one (what it says, its device, its result)
+    outside the blocks the results choose, ``<% if %>`` blocks whose test calls one of ``PREDICATES`` (the
+    template functions that read results) or a name set from one.
+
+    ``value_of(snippet, name)`` is the shown record of a value: a ``value()`` is a result when it shows a
+    number (or nothing yet); a text the snippet recorded is its own words, not a measurement.
+    """
     prose = Prose(markdown)
     chosen = _chosen(prose, set(PREDICATES))
     starts = [a for a, _ in chosen]
-    device = re.compile(_DEVICE, re.I)
+
+    def typed(pattern: re.Pattern[str], start: int, end: int) -> re.Match[str] | None:
+        return next((m for m in pattern.finditer(prose.masked, start, end)
+                     if not _inside(chosen, starts, m.start())), None)
+
     findings = []
     for start, end in prose.sentences:
         for kind in KINDS:
-            said = next((m for m in kind.says.finditer(prose.masked, start, end)
-                         if not _inside(chosen, starts, m.start())), None)
-            if said is None or (kind.device and not device.search(prose.masked, start, end)):
+            said = typed(kind.says, start, end)
+            if said is None or (kind.device and typed(_DEVICES, start, end) is None):
                 continue
-            if kind.result and not (any(_RESULT.match(markdown, a, b) for a, b in prose.tags_in(start, end))
-                                    or COMPARING.search(prose.masked, start, end)):
+            if kind.result and not (typed(COMPARING, start, end) or any(
+                    _shows_result(markdown[a:b], value_of)
+                    for a, b in prose.tags_in(start, end) if not _inside(chosen, starts, a))):
                 continue
             findings.append(Typed(prose.line(said.start()) + line_offset, kind, prose.shown(start, end)))
             break
     return findings
+
+
+def _shows_result(tag: str, value_of: Callable[[str, str], ValueRecord | None]) -> bool:
+    """Whether a tag shows a measurement: a verdict, or a value that is a number (or not shown yet)."""
+    found = _RESULT.match(tag)
+    if found is None:
+        return False
+    if found.group(1) == "verdict":
+        return True
+    record = value_of(found.group(3), found.group(5))
+    return record is None or (isinstance(record.value, (int, float)) and not isinstance(record.value, bool))
 
 
 def _chosen(prose: Prose, predicates: set[str]) -> list[tuple[int, int]]:

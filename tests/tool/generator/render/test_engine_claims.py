@@ -14,11 +14,18 @@ VALUES = {
     ("s", "n"): ValueRecord("n", 100000),
     ("s", "ms"): ValueRecord("ms", 3.2, "ms"),
     ("s", "name"): ValueRecord("name", "torch.dot"),
+    ("s", "note"): ValueRecord("note", "峰值显存只在 GPU 上测量"),
+    ("s", "device"): ValueRecord("device", "NVIDIA H200"),
+    ("s", "dtype"): ValueRecord("dtype", "bfloat16"),
 }
 
 
+def lookup(stem: str, name: str) -> ValueRecord | None:
+    return VALUES.get((stem, name))
+
+
 def check(markdown: str, offset: int = 0) -> list[tuple[int, str, str]]:
-    found = claims.bare_ratios(markdown, lambda stem, name: VALUES.get((stem, name)), offset)
+    found = claims.bare_ratios(markdown, lookup, offset)
     return [(f.line, f.word, f.name) for f in found]
 
 
@@ -67,11 +74,12 @@ TYPED = [
     ("The GPU results will replace these parts.", "pending"),
     ("在 CPU 上，eager 每个解码步要分派 <%= value(\"s\", \"n\") %> 个算子。", "measured-on"),
     ("在 CPU 上，eager 每个解码步比编译后的慢。", "measured-on"),
-    ("在本文所示的 CPU 运行里，<%= value(\"s\", \"note\") %>。", "measured-on"),
+    ("在本文所示的 CPU 运行里，<%= value(\"s\", \"note\") %>。", "pending"),
     ("on the GPU this is 2x faster.", "measured-on"),
     ("On a CPU, eager dispatches <%= value(\"s\", \"n\") %> operators per step.", "measured-on"),
     ("On a CPU, <%= verdict(\"s\", \"v\") %>.", "measured-on"),
-    ("in the CPU run shown here, <%= value(\"s\", \"note\") %>.", "measured-on"),
+    ("in the CPU run shown here, <%= value(\"s\", \"note\") %>.", "pending"),
+    ("On a GPU, a step launches <%= value(\"s\", \"missing\") %> kernels.", "measured-on"),  # not shown yet
     ("编译之后两者的稳态差别，以上面这句结论为准，不同的运行可能落在不同的一边。", "hedge"),
     ("The sentence above is the verdict, and different runs may land on different sides.", "hedge"),
 ]
@@ -92,6 +100,10 @@ UNTYPED = [
     "On a GPU the snippet first asserts that nothing was skipped.",
     "Without a GPU, Triton can run the kernel with numpy in interpreter mode.",
     "<%= verdict(\"s\", \"v\", subject=\"A\", baseline=\"B\") %>。",
+    "这一列只在 GPU 上有数：<%= value(\"s\", \"note\") %>。",  # the snippet's own words, not a measurement
+    'That column has numbers on a GPU only: <%= value("s", "note") %>.',
+    '在 GPU 上，片段检验只有整数版本会同步<% if has_result("s", device="cuda") %>：整数版本是'
+    '“<%= value("s", "n") %>”<% else %>；在 CPU 上这一步不适用<% endif %>：',
     '<% if has_result("s", device="cuda") %>GPU 上的耗时见下表。<% else %>本文还没有 GPU 结果。<% endif %>',
     '<% if not has_result("s", device="cuda") %>\nThere are no GPU times yet.\n<% endif %>',
     '<% set gpu = has_result("s", device="cuda") %>\n'
@@ -107,23 +119,23 @@ UNTYPED = [
 
 @pytest.mark.parametrize(("sentence", "kind"), TYPED)
 def test_a_typed_sentence_about_a_devices_results_is_flagged(sentence: str, kind: str) -> None:
-    found = claims.typed_results(f"# T\n\nIntro.\n\n{sentence}\n\nMore.\n", line_offset=5)
+    found = claims.typed_results(f"# T\n\nIntro.\n\n{sentence}\n\nMore.\n", lookup, line_offset=5)
     assert [(f.line, f.kind.name) for f in found] == [(10, kind)]
 
 
 @pytest.mark.parametrize("sentence", UNTYPED)
 def test_mechanisms_embeds_and_sentences_the_results_choose_pass(sentence: str) -> None:
-    assert claims.typed_results(f"Intro.\n\n{sentence}\n") == []
+    assert claims.typed_results(f"Intro.\n\n{sentence}\n", lookup) == []
 
 
 def test_a_block_not_chosen_by_the_results_does_not_excuse_its_sentences() -> None:
     page = ('<% if 1 == 1 %>本文还没有 GPU 结果。<% endif %>\n'
             '<% set x = 1 %><% if x %>GPU 结果会自动替换这些部分。<% endif %>')
-    assert [f.kind.name for f in claims.typed_results(page)] == ["pending", "pending"]
+    assert [f.kind.name for f in claims.typed_results(page, lookup)] == ["pending", "pending"]
 
 
 def test_the_typed_finding_quotes_the_sentence_and_says_what_to_write() -> None:
-    (finding,) = claims.typed_results('在 CPU 上，eager 要分派 <%= value("s", "n") %> 个算子。')
+    (finding,) = claims.typed_results('在 CPU 上，eager 要分派 <%= value("s", "n") %> 个算子。', lookup)
     assert finding.message() == (
         "a typed sentence names the device of a result it shows, another device once that device's "
         "results exist (measured-on): \"在 CPU 上，eager 要分派 … 个算子。\"; let the results say it: name "
