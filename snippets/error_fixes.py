@@ -15,18 +15,35 @@
 # compiler what you know (`torch._check`, which becomes a run-time check) or keeping the decision in the
 # graph (`torch.cond`, `torch.where`) instead of branching on `.item()`.
 
-# %% name="setup"
+# %% name="helpers" tags=["hide-input"]
 import torch
-from _common import compile_error, describe
 
+# blog: start remove-input
 from perfblog.generator import glue, table
 
+glue("torch", torch.__version__)
+# blog: end remove-input
+
+
+def compile_error(fn, *args, **options):
+    """Compile `fn` with fullgraph=True, call it, and return the compiler's error (fail if there is none)."""
+    try:
+        torch.compile(fn, fullgraph=True, **options)(*args)
+    except torch._dynamo.exc.TorchDynamoException as exc:  # the base class: subclasses vary across versions
+        return exc
+    raise AssertionError(f"{fn.__name__} compiled with {options} and raised nothing")
+
+
+def describe(exc):
+    """The class name and the first line of the message: what the post quotes."""
+    return {"exception": type(exc).__name__, "first_line": str(exc).strip().splitlines()[0]}
+
+
+
+# %% name="setup"
 torch.manual_seed(0)
 many = torch.randn(16).abs() + 0.5  # 16 positive values
 few = -many  # none
-# blog: start remove-input
-glue("torch", torch.__version__)
-# blog: end remove-input
 
 
 def clip_if_many(x):
@@ -79,19 +96,22 @@ def clip_where(x):  # both branches computed, one selected: no host decision at 
 
 
 # %% name="fixes_check"
+outputs = {}
 for fn, inputs in ((clip_checked, (many,)), (clip_cond, (many, few)), (clip_where, (many, few))):
     torch._dynamo.reset()
     compiled = torch.compile(fn, fullgraph=True)
-    for x in inputs:
-        out = compiled(x)
-        # blog: start hide-input
-        torch.testing.assert_close(out, clip_if_many(x))
-        # blog: end hide-input
+    outputs[fn.__name__] = [(x, compiled(x)) for x in inputs]
     print(f"{fn.__name__}: compiles with fullgraph=True, equal to eager")
-    # blog: start remove-input
-    rows.append({"写法": fn.__name__, "结果": "编译通过（fullgraph=True）",
-                 "第一行": f"与 eager 一致（{'、'.join('n>4' if x is many else 'n≤4' for x in inputs)}）"})
-    # blog: end remove-input
+# blog: start hide-input
+for pairs in outputs.values():
+    for x, out in pairs:
+        torch.testing.assert_close(out, clip_if_many(x))
+# blog: end hide-input
+# blog: start remove-input
+for name, pairs in outputs.items():
+    rows.append({"写法": name, "结果": "编译通过（fullgraph=True）",
+                 "第一行": f"与 eager 一致（{'、'.join('n>4' if x is many else 'n≤4' for x, _ in pairs)}）"})
+# blog: end remove-input
 # torch._check is a promise, and the compiled code enforces it: an input that breaks it fails loudly.
 torch._dynamo.reset()
 try:
