@@ -15,15 +15,14 @@
 
 # %% name="setup"
 import torch
-from _common import compile_error, describe
 
+# blog: start remove-input
 from perfblog.generator import glue, table
 
-torch.manual_seed(0)
-x = torch.randn(8)
-# blog: start remove-input
 glue("torch", torch.__version__)
 # blog: end remove-input
+torch.manual_seed(0)
+x = torch.randn(8)
 
 
 def branch(x):
@@ -51,6 +50,20 @@ torch.compile(shout, fullgraph=True, backend="eager")(x)
 torch.compile(float_list, fullgraph=True, backend="eager")(x)
 
 # %% name="catch"
+def compile_error(fn, *args, **options):
+    """Compile `fn` with fullgraph=True, call it, and return the compiler's error (fail if there is none)."""
+    try:
+        torch.compile(fn, fullgraph=True, **options)(*args)
+    except torch._dynamo.exc.TorchDynamoException as exc:  # the base class: subclasses vary across versions
+        return exc
+    raise AssertionError(f"{fn.__name__} compiled with {options} and raised nothing")
+
+
+def describe(exc):
+    """The class name and the first line of the message: what the post quotes."""
+    return {"exception": type(exc).__name__, "first_line": str(exc).strip().splitlines()[0]}
+
+
 expected = {  # pattern -> (function, code shown in the post, first line the post quotes)
     "branch": (branch, "if x.sum() > 0:", "Data-dependent branching"),
     "print": (shout, 'print("hello")', "Failed to trace builtin operator"),
