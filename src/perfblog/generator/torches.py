@@ -113,10 +113,11 @@ def run_versions(engine: Engine, asked_text: str, names: list[str], console: Con
         size = prepared.env.size() / 2**30
         console.print(f"torch {prepared.torch} ({version}): environment {made} in "
                       f"{prepared.seconds:.0f} s, {size:.2f} GiB, {prepared.env.path}", highlight=False)
+        before = matrix.baselines(settings.results_dir, [s.stem for s in snippets], prepared.torch)
         matrix.run_snippets(prepared, snippets, jobs[0].options, settings.results_dir,
                             lambda snip, outcome, path: _report(snip, outcome, path, console))
         if version == LATEST:
-            found = matrix.compare(settings.results_dir, [s.stem for s in snippets], prepared.torch)
+            found = matrix.compare(settings.results_dir, before, prepared.torch)
             status = max(status, _flipped(found, prepared.torch, console))
     return status
 
@@ -133,11 +134,12 @@ def _report(snip: Snippet, outcome: RunResult, path: Path | None, console: Conso
 
 def _flipped(found: list[Comparison], torch: str, console: Console) -> int:
     """The summary of a re-check against the newest earlier version; 1 when a claim flipped."""
-    lines = [f"Claims re-checked on torch {torch}, against each snippet's newest earlier version:"]
+    lines = [f"Claims re-checked on torch {torch}, against each snippet's newest stored record (of this "
+             f"version or an earlier one):"]
     rows = []
     for comparison in found:
         if comparison.before is None:
-            lines.append(f"  {comparison.snippet}: no earlier version recorded, nothing to compare")
+            lines.append(f"  {comparison.snippet}: no record of this or an earlier version to compare with")
             continue
         if not comparison.flips:
             lines.append(f"  {comparison.snippet}: every claim as on {comparison.before}")

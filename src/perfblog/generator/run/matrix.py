@@ -29,7 +29,7 @@ from perfblog.generator.run import envs, runner
 from perfblog.generator.run.runner import RunOptions, RunResult
 from perfblog.generator.source.snippet import Snippet
 from perfblog.generator.store import versions
-from perfblog.generator.store.versions import Flip
+from perfblog.generator.store.versions import Flip, VersionOutcome
 
 #: What ``--torch`` asks for besides release series: the newest torch pip here resolves.
 LATEST = "latest"
@@ -198,17 +198,25 @@ class Comparison:
     flips: tuple[Flip, ...]
 
 
-def compare(results_dir: Path, stems: Iterable[str], torch: str) -> list[Comparison]:
-    """For each snippet, the claims whose state under ``torch`` differs from the newest earlier version's
-    on the CPU device class."""
+Baselines = dict[str, VersionOutcome | None]
+
+
+def baselines(results_dir: Path, stems: Iterable[str], torch: str) -> Baselines:
+    """Before a re-run under ``torch``: each snippet's newest stored record on the CPU class of ``torch``
+    or older (the committed state a re-check compares with: the same version's when it is stored)."""
+    cls = device.cpu_class()
+    return {stem: versions.newest(versions.version_outcomes(results_dir, stem), cls, upto=torch)
+            for stem in stems}
+
+
+def compare(results_dir: Path, before: Baselines, torch: str) -> list[Comparison]:
+    """For each snippet, the claims whose state under ``torch`` differs from its baseline's."""
     cls = device.cpu_class()
     found = []
-    for stem in stems:
-        records = versions.version_outcomes(results_dir, stem)
-        now = next((o for o in records if o.device_class == cls and o.torch == torch), None)
-        before = versions.newest(records, cls, before=torch)
-        if now is None:
-            continue
-        found.append(Comparison(stem, torch, before.torch if before else None,
-                                versions.flips(before, now) if before else ()))
+    for stem, baseline in before.items():
+        now = next((o for o in versions.version_outcomes(results_dir, stem)
+                    if o.device_class == cls and o.torch == torch), None)
+        if now is not None:
+            found.append(Comparison(stem, torch, baseline.torch if baseline else None,
+                                    versions.flips(baseline, now) if baseline else ()))
     return found

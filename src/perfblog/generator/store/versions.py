@@ -164,11 +164,11 @@ def version_outcomes(results_dir: Path, snippet: str) -> tuple[VersionOutcome, .
 
 
 def newest(outcomes: tuple[VersionOutcome, ...], device_class: str,
-           *, before: str | None = None) -> VersionOutcome | None:
-    """The record of the newest torch on ``device_class`` (older than ``before`` when given)."""
-    limit = version_order(before) if before else None
+           *, upto: str | None = None) -> VersionOutcome | None:
+    """The record of the newest torch on ``device_class`` (of ``upto`` or older, when given)."""
+    limit = version_order(upto) if upto else None
     kept = [o for o in outcomes if o.device_class == device_class
-            and (limit is None or version_order(o.torch) < limit)]
+            and (limit is None or version_order(o.torch) <= limit)]
     return max(kept, key=lambda o: version_order(o.torch), default=None)
 
 

@@ -115,6 +115,9 @@ def test_latest_fails_naming_the_flipped_claim_and_both_versions(site: Path, cap
     assert (old.torch, old.ok) == ("98.0.0", True)
     assert (new.torch, new.ok, new.failing_cell) == ("99.0.0", False, "check")
     assert "the fast path is gone" in (new.error or "")
+    # a week later, no newer torch: compared with the stored record of the same version, nothing flipped
+    assert run("--torch", "latest", "claim") == 0
+    assert "claim: every claim as on 99.0.0" in capsys.readouterr().err
 
 
 @pytest.mark.kernel

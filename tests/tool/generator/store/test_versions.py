@@ -63,7 +63,8 @@ def test_records_come_oldest_first_and_the_flips_name_both_versions(tmp_path: Pa
     versions.write(tmp_path, record("2.13.0", failing="check", fits=False), "2.13.0")
     found = versions.version_outcomes(tmp_path, "demo")
     assert [o.torch for o in found] == ["2.9.1", "2.10.0", "2.12.1+cpu", "2.13.0"]
-    before = versions.newest(found, "cpu-x86_64", before="2.13.0")
+    assert versions.newest(found, "cpu-x86_64", upto="2.12.9").torch == "2.12.1+cpu"
+    before = versions.newest(found, "cpu-x86_64", upto="2.12.1+cpu")
     assert before is not None and before.torch == "2.12.1+cpu"
     flipped = versions.flips(before, found[-1])
     assert [(f.claim, f.before, f.after, f.before_torch, f.after_torch) for f in flipped] == [
