@@ -16,16 +16,46 @@
 # help: the error is about a value, not a shape; `error_fixes.py` shows it.)
 
 # %% name="setup"
+from types import SimpleNamespace
+
 import numpy as np
 import torch
-from _common import compile_error, describe
+from torch._dynamo.utils import counters
 
+# blog: start remove-input
 from perfblog.generator import glue, table
-from perfblog.generator.bench import count_compiles, first_line
 
+glue("torch", torch.__version__)
+# blog: end remove-input
 torch.manual_seed(0)
 x = torch.randn(8)
-glue("torch", torch.__version__)
+
+
+def first_line(text):
+    return str(text).strip().splitlines()[0]
+
+
+def count_compiles(run):
+    """Call `run()` and count what Dynamo did meanwhile: graphs compiled, graph breaks and their reasons."""
+    counters.clear()
+    run()
+    breaks = counters["graph_break"] + counters["unimplemented"]  # a break on tensor data lands in the latter
+    return SimpleNamespace(graphs=counters["stats"]["unique_graphs"], graph_breaks=sum(breaks.values()),
+                           break_reasons=list(breaks))
+
+
+def compile_error(fn, *args, **options):
+    """Compile `fn` with fullgraph=True, call it, and return the compiler's error (fail if there is none)."""
+    try:
+        torch.compile(fn, fullgraph=True, **options)(*args)
+    except torch._dynamo.exc.TorchDynamoException as exc:  # the base class: subclasses vary across versions
+        return exc
+    raise AssertionError(f"{fn.__name__} compiled with {options} and raised nothing")
+
+
+def describe(exc):
+    """The class name and the first line of the message: what the post quotes."""
+    return {"exception": type(exc).__name__, "first_line": str(exc).strip().splitlines()[0]}
 
 
 def scale(x):
