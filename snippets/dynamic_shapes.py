@@ -39,7 +39,6 @@ def count_compiles(run):
                            break_reasons=list(breaks))
 
 
-
 # %% name="setup"
 SIZES = [2, 3, 5, 7, 11]
 WIDTH = 64

@@ -39,7 +39,6 @@ def describe(exc):
     return {"exception": type(exc).__name__, "first_line": str(exc).strip().splitlines()[0]}
 
 
-
 # %% name="setup"
 torch.manual_seed(0)
 many = torch.randn(16).abs() + 0.5  # 16 positive values
