@@ -87,15 +87,12 @@ FUNCTIONS = [log_between, branch_on_data, nonzero_first, log_in_loop, nested]
 
 # %% name="count"
 x = torch.randn(8)
-rows = []
+seen = {}
 for fn in FUNCTIONS:
-    explained = explain_counts(fn, x)
-    counted = run_and_count(fn, x)
-    rows.append({"function": fn.__name__, "explain": explained, "run": counted})
-    print(f"{fn.__name__:15} explain: {explained}")
-    print(f"{'':15} run:     {counted}")
+    seen[fn.__name__] = {"explain": explain_counts(fn, x), "run": run_and_count(fn, x)}
+    print(f"{fn.__name__:15} explain: {seen[fn.__name__]['explain']}")
+    print(f"{'':15} run:     {seen[fn.__name__]['run']}")
 # blog: start hide-input
-seen = {row["function"]: row for row in rows}
 # a break that leaves an empty graph before it: explain sees one graph and no break
 assert seen["nonzero_first"]["explain"] == {"graphs": 1, "breaks": 0, "reasons": 0}
 assert seen["nonzero_first"]["run"]["graph_break"] == 1
@@ -117,18 +114,18 @@ assert seen["log_between"]["explain"] == {"graphs": 2, "breaks": 1, "reasons": 1
 # blog: end hide-input
 # blog: start remove-input
 zh, en = [], []
-for row in rows:
+for name, row in seen.items():
     e, r = row["explain"], row["run"]
-    zh.append({"函数": row["function"], "explain 图数": e["graphs"], "explain 断裂数": e["breaks"],
+    zh.append({"函数": name, "explain 图数": e["graphs"], "explain 断裂数": e["breaks"],
                "counters 图数": r["graphs"], 'counters["graph_break"]': r["graph_break"],
                'counters["unimplemented"]': r["unimplemented"], "编译指标：帧": r["frames"],
                "其中失败": r["failed_frames"]})
-    en.append({"function": row["function"], "explain graphs": e["graphs"], "explain breaks": e["breaks"],
+    en.append({"function": name, "explain graphs": e["graphs"], "explain breaks": e["breaks"],
                "counters graphs": r["graphs"], 'counters["graph_break"]': r["graph_break"],
                'counters["unimplemented"]': r["unimplemented"], "compile metrics: frames": r["frames"],
                "of which failed": r["failed_frames"]})
     for key, value in {**{f"explain.{k}": v for k, v in e.items()}, **r}.items():
-        glue(f"{row['function']}.{key}", value)
+        glue(f"{name}.{key}", value)
 table("counts", zh, caption=f"同一个断点，三种计数（torch {torch.__version__}，每个函数一次调用）")
 table("counts.en", en, caption=f"One break, three counts (torch {torch.__version__}, one call per function)")
 # blog: end remove-input
