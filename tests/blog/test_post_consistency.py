@@ -28,7 +28,8 @@ from perfblog.generator.store.store import Store
 
 POSTS_DIR = ROOT / "posts" / "posts"
 #: The posts held to the rule, by file stem; each is published at its front matter `slug`.
-POSTS = ["torch-compile-fullgraph", "torch-compile-fullgraph-en", "executable-snippets"]
+POSTS = ["torch-compile-fullgraph", "torch-compile-fullgraph-en", "executable-snippets",
+         "torch-compile-debugging", "torch-compile-debugging-en"]
 FLAGSHIP = "torch-compile-fullgraph"
 SNIPPETS = ROOT / "snippets"
 RESULTS = SNIPPETS / "_results"
@@ -252,11 +253,14 @@ def test_rendered_post_shows_no_stale_or_missing_result(article: lxml_html.HtmlE
 
 @pytest.mark.mkdocs
 def test_the_flagship_ends_with_its_related_posts_and_not_its_translation(built: Path) -> None:
-    """The other Chinese post is listed; the English version is linked by hreflang in the head only."""
+    """The other Chinese posts are listed (the debugging deep dive among them); the English version is
+    linked by hreflang in the head only."""
     tree = lxml_html.fromstring((built / FLAGSHIP / "index.html").read_text(encoding="utf-8"))
     (block,) = tree.xpath("//article//nav[@class='blog-related']")
     assert block.xpath("./h2/text()") == ["相关文章"]
-    assert block.xpath(".//a/@href") == ["../ke-zhi-xing-dai-ma-pian-duan/"]
+    listed = block.xpath(".//a/@href")
+    assert {"../ke-zhi-xing-dai-ma-pian-duan/", "../torch-compile-debugging/"} <= set(listed), listed
+    assert not [href for href in listed if href.rstrip("/").endswith("-en")], listed
     assert tree.xpath("//link[@rel='alternate'][@hreflang='en']/@href") == [
         "https://blog.example.com/torch-compile-fullgraph-en/"
     ]
