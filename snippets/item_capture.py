@@ -13,22 +13,42 @@
 # `capture_scalar_outputs=True`; and one graph under `fullgraph=True`, which in current PyTorch turns
 # that capture on by itself (PR #163121). Branching on the captured value is what still fails.
 
-# %% name="setup"
+# %% name="helpers" tags=["hide-input"]
+from types import SimpleNamespace
+
 import torch
 import torch.nn.functional as F
-from _common import compile_error, describe
+from torch._dynamo.utils import counters
 
+# blog: start remove-input
 from perfblog.generator import glue, table, target_device
-from perfblog.generator.bench import compare, count_compiles, first_line
 
-DEVICE = target_device()
+# blog: end remove-input
+DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+# blog: start remove-input
+assert target_device() == DEVICE
+glue("torch", torch.__version__)
+# blog: end remove-input
+
+
+def first_line(text):
+    return str(text).strip().splitlines()[0]
+
+
+def count_compiles(run):
+    """Call `run()` and count what Dynamo did meanwhile: graphs compiled, graph breaks and their reasons."""
+    counters.clear()
+    run()
+    breaks = counters["graph_break"] + counters["unimplemented"]  # a break on tensor data lands in the latter
+    return SimpleNamespace(graphs=counters["stats"]["unique_graphs"], graph_breaks=sum(breaks.values()),
+                           break_reasons=list(breaks))
+
+
+# %% name="setup"
 N = 1 << 22 if DEVICE == "cuda" else 1 << 12
 torch.manual_seed(0)
 x = torch.randn(N, device=DEVICE)
 short = x[:8]  # .tolist() makes one Python int (one symbol when captured) per element: keep it short
-# blog: start remove-input
-glue("torch", torch.__version__)
-# blog: end remove-input
 
 
 def scale_by_mean(x):
@@ -131,6 +151,21 @@ def branch_on_item(x):
 torch.compile(branch_on_item, fullgraph=True, backend="eager")(x)
 
 # %% name="branch_on_item_check"
+
+def compile_error(fn, *args, **options):
+    """Compile `fn` with fullgraph=True, call it, and return the compiler's error (fail if there is none)."""
+    try:
+        torch.compile(fn, fullgraph=True, **options)(*args)
+    except torch._dynamo.exc.TorchDynamoException as exc:  # the base class: subclasses vary across versions
+        return exc
+    raise AssertionError(f"{fn.__name__} compiled with {options} and raised nothing")
+
+
+def describe(exc):
+    """The class name and the first line of the message: what the post quotes."""
+    return {"exception": type(exc).__name__, "first_line": str(exc).strip().splitlines()[0]}
+
+
 seen = describe(compile_error(branch_on_item, x, backend="eager"))
 print(seen)
 # blog: start hide-input
@@ -142,6 +177,8 @@ glue("branch_on_item.message", seen["first_line"])
 # blog: end remove-input
 
 # %% name="timing"
+from perfblog.generator.bench import compare  # noqa: E402  (the blog's timing harness)
+
 torch._dynamo.reset()
 inputs = [(torch.randn(N, device=DEVICE),) for _ in range(3)]
 result = compare(
