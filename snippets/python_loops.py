@@ -12,19 +12,37 @@
 # A Python loop over the elements of a tensor does not break the graph: Dynamo unrolls it, so the graph
 # grows with the length and every new length is a new graph. The vectorised form is one small graph.
 
-# %% name="setup"
+# %% name="helpers" tags=["hide-input"]
 import functools
+from types import SimpleNamespace
 
 import torch
+from torch._dynamo.utils import clear_compilation_metrics, counters, get_compilation_metrics
 
-from perfblog.generator import glue, table, target_device
-from perfblog.generator.bench import compare, count_compiles
-
-DEVICE = target_device()
-torch.manual_seed(0)
 # blog: start remove-input
+from perfblog.generator import glue, table, target_device
+
+# blog: end remove-input
+DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+# blog: start remove-input
+assert target_device() == DEVICE
 glue("torch", torch.__version__)
 # blog: end remove-input
+
+
+def count_compiles(run):
+    """Call `run()` and count what Dynamo did meanwhile: graphs compiled, their sizes, graph breaks."""
+    counters.clear()
+    clear_compilation_metrics()
+    run()
+    breaks = counters["graph_break"] + counters["unimplemented"]  # a break on tensor data lands in the latter
+    ops = [m.graph_op_count for m in get_compilation_metrics() if m.graph_op_count]  # per graph, in order
+    return SimpleNamespace(graphs=counters["stats"]["unique_graphs"], graph_breaks=sum(breaks.values()),
+                           graph_ops=ops)
+
+
+# %% name="setup"
+torch.manual_seed(0)
 
 
 def loop_sum_squares(x):
@@ -73,6 +91,8 @@ glue("vectorised.graphs", vector.graphs)
 # blog: end remove-input
 
 # %% name="timing"
+from perfblog.generator.bench import compare  # noqa: E402  (the blog's timing harness)
+
 N = 256 if DEVICE == "cuda" else 64
 torch._dynamo.reset()
 inputs = [(torch.randn(N, device=DEVICE),) for _ in range(3)]
