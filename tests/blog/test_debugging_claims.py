@@ -176,9 +176,19 @@ def test_nonstrict_trace_lets_aot_autograd_trace_a_body_dynamo_skips():
     skip_dynamo = (torch._dynamo.nonstrict_trace(quad_weights) if hasattr(torch._dynamo, "nonstrict_trace")
                    else torch.compiler.allow_in_graph(quad_weights))
     x = torch.randn(4, 16)
-    out, counts = run_once(make_model(skip_dynamo), x, backend="aot_eager", fullgraph=True)
+    traced = []
+
+    def keep(gm, example_inputs):
+        traced.append(gm.code)
+        return make_boxed_func(gm.forward)
+
+    backend = aot_autograd(fw_compiler=keep)
+    out, counts = run_once(make_model(skip_dynamo), x, backend=backend, fullgraph=True)
     torch.testing.assert_close(out, make_model(quad_weights)(x))
     assert counts["graphs"] == 1 and counts["graph_break"] == 0
+    # the weights were computed while AOTAutograd traced the body: a constant of the graph
+    (code,) = traced
+    assert "_tensor_constant0" in code and "aten.mul.Tensor" in code
 
 
 # --- the backward --------------------------------------------------------------------------------------
