@@ -13,18 +13,42 @@
 # and installs a guard; when a later input fails the guard, the function is recompiled. Counted over the
 # same batch sizes for dynamic=None, True and False, with the recompile reasons Dynamo gives.
 
-# %% name="setup"
+# %% name="helpers" tags=["hide-input"]
 import functools
+from types import SimpleNamespace
 
 import torch
+from torch._dynamo.utils import clear_compilation_metrics, counters, get_compilation_metrics
 
+# blog: start remove-input
 from perfblog.generator import glue, table, target_device
-from perfblog.generator.bench import count_compiles, first_line
 
-DEVICE = target_device()
+# blog: end remove-input
+DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+# blog: start remove-input
+assert target_device() == DEVICE
+glue("torch", torch.__version__)
+# blog: end remove-input
+
+
+def first_line(text):
+    return str(text).strip().splitlines()[0]
+
+
+def count_compiles(run):
+    """Call `run()` and count what Dynamo did meanwhile: graphs compiled, graph breaks, recompilations."""
+    counters.clear()
+    clear_compilation_metrics()
+    run()
+    breaks = counters["graph_break"] + counters["unimplemented"]  # a break on tensor data lands in the latter
+    reasons = [m.recompile_reason for m in get_compilation_metrics() if m.recompile_reason]  # failed guards
+    return SimpleNamespace(graphs=counters["stats"]["unique_graphs"], graph_breaks=sum(breaks.values()),
+                           recompile_reasons=reasons)
+
+
+# %% name="setup"
 SIZES = [8, 32, 4, 64, 12]
 # blog: start remove-input
-glue("torch", torch.__version__)
 glue("sizes", str(SIZES))
 # blog: end remove-input
 
@@ -51,7 +75,7 @@ for dynamic in (None, True, False):
     compiled = torch.compile(head, fullgraph=True, dynamic=dynamic, backend="eager")
     rows[dynamic] = stats = count_compiles(functools.partial(call_each_size, compiled))
     print(f"dynamic={dynamic!s:5} graphs={stats.graphs} breaks={stats.graph_breaks} "
-          f"recompiles={stats.recompiles}")
+          f"recompiles={len(stats.recompile_reasons)}")
     for reason in stats.recompile_reasons:
         print("    ", first_line(reason))
 # blog: start hide-input
@@ -64,7 +88,7 @@ assert "x.size()[0]" in rows[None].recompile_reasons[1]
 caption = f"if x.shape[0] > 16，fullgraph=True，backend='eager'，批大小依次为 {SIZES}"
 table(
     "recompiles",
-    [{"dynamic 设置": str(d), "图数": s.graphs, "图断裂": s.graph_breaks, "重编译": s.recompiles,
+    [{"dynamic 设置": str(d), "图数": s.graphs, "图断裂": s.graph_breaks, "重编译": len(s.recompile_reasons),
       "重编译原因（失败的守卫）": "\n".join(guard_text(r) for r in s.recompile_reasons)}
      for d, s in rows.items()],
     caption=caption,
