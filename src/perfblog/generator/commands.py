@@ -165,7 +165,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     engine = _engine(args, mode)
     if args.torch is not None:
         with _terminated_as_interrupt():
-            return torches.run_versions(engine, args.torch, args.snippets, _console(stderr=True))
+            return torches.run_versions(engine, args.torch, args.snippets, _console(stderr=True),
+                                        force=args.force)
     snippets = [engine.snippet(name) for name in (args.snippets or engine.stems())]
     request = Request(workers=args.jobs, address=args.address,
                       device_classes=tuple(args.device_classes or ()))

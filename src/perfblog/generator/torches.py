@@ -90,7 +90,8 @@ def add_option(run: argparse.ArgumentParser) -> None:
                           "site's torch_versions (docs/versions.md)")
 
 
-def run_versions(engine: Engine, asked_text: str, names: list[str], console: Console) -> int:
+def run_versions(engine: Engine, asked_text: str, names: list[str], console: Console, *,
+                 force: bool = False) -> int:
     """`blog run --torch`: each version's environment, then each claim snippet in it; its records stored."""
     settings = engine.settings
     asked = matrix.parse(asked_text or ",".join(settings.torch_versions))
@@ -98,8 +99,7 @@ def run_versions(engine: Engine, asked_text: str, names: list[str], console: Con
     if not names:
         raise SnippetError("--torch: no claim snippets: name them, or list them in mkdocs.yml's "
                            "claim_snippets (docs/versions.md)")
-    jobs = [engine.job(engine.snippet(name)) for name in names]
-    snippets = [job.snippet for job in jobs]
+    jobs = [engine.job(engine.snippet(name)) for name in names]  # each malformed one refused before any run
     status = 0
     # no store lock: each record is its own file, written atomically, which `blog run` never writes
     for version in asked:
@@ -113,17 +113,23 @@ def run_versions(engine: Engine, asked_text: str, names: list[str], console: Con
         size = prepared.env.size() / 2**30
         console.print(f"torch {prepared.torch} ({version}): environment {made} in "
                       f"{prepared.seconds:.0f} s, {size:.2f} GiB, {prepared.env.path}", highlight=False)
-        before = matrix.baselines(settings.results_dir, [s.stem for s in snippets], prepared.torch)
-        matrix.run_snippets(prepared, snippets, jobs[0].options, settings.results_dir,
-                            lambda snip, outcome, path: _report(snip, outcome, path, console))
+        before = matrix.baselines(settings.results_dir, [job.snippet.stem for job in jobs], prepared.torch)
+        matrix.run_snippets(prepared, names, lambda name: engine.job(engine.snippet(name)).snippet,
+                            jobs[0].options, settings.results_dir,
+                            lambda snip, outcome, path: _report(snip, outcome, path, console),
+                            force=force or version == LATEST)
         if version == LATEST:
             found = matrix.compare(settings.results_dir, before, prepared.torch)
             status = max(status, _flipped(found, prepared.torch, console))
     return status
 
 
-def _report(snip: Snippet, outcome: RunResult, path: Path | None, console: Console) -> None:
+def _report(snip: Snippet, outcome: RunResult | None, path: Path | None, console: Console) -> None:
     where = f" -> {display_path(path)}" if path else ""
+    if outcome is None:
+        console.print(f"  [dim]skip[/]   {snip.stem}: its record of this version is of its current code "
+                      f"(--force to run it again){where}", highlight=False)
+        return
     if outcome.ok:
         console.print(f"  [green]ok[/]     {snip.stem} in {outcome.duration_s:.1f} s{where}", highlight=False)
         return

@@ -174,13 +174,22 @@ def options(prepared: Prepared, base: RunOptions) -> RunOptions:
                    keep_going=True)
 
 
-def run_snippets(prepared: Prepared, snippets: Iterable[Snippet], base: RunOptions, results_dir: Path,
-                 done: Callable[[Snippet, RunResult, Path | None], None]) -> list[RunResult]:
-    """Run each snippet in the version's environment and store its record (ok or failed); ``done`` is
-    told of each as it ends, with the record's file (None when the run produced no record)."""
+def run_snippets(prepared: Prepared, names: Iterable[str], load: Callable[[str], Snippet], base: RunOptions,
+                 results_dir: Path, done: Callable[[Snippet, RunResult | None, Path | None], None],
+                 *, force: bool = False) -> list[RunResult]:
+    """Run each snippet in the version's environment and store its record (ok or failed). Each is read
+    (``load``) as it starts, so its record is of the code that ran; one whose record of this version was
+    made by its current code is skipped unless ``force``. ``done`` is told of each as it ends, with the
+    record's file (a skipped one with no outcome; a run that produced no record with no file)."""
     outcomes = []
     run_options = options(prepared, base)
-    for snip in snippets:
+    cls = device.cpu_class()
+    for name in names:
+        snip = load(name)
+        if not force and any(o.device_class == cls and o.torch == prepared.torch and o.key == snip.key
+                             for o in versions.version_outcomes(results_dir, snip.stem)):
+            done(snip, None, versions.version_path(results_dir, snip.stem, cls, prepared.torch))
+            continue
         outcome = runner.run(snip, run_options)
         path = versions.write(results_dir, outcome.result, prepared.torch) if outcome.result else None
         done(snip, outcome, path)

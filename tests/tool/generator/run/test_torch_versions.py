@@ -105,7 +105,9 @@ def test_latest_fails_naming_the_flipped_claim_and_both_versions(site: Path, cap
     summary = site / "summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     assert run("--torch", "98.0", "claim") == 0
-    assert run("--torch", "latest", "claim") == 1
+    assert run("--torch", "98.0", "claim") == 0  # its record is of the current code: not run again
+    assert "skip   claim: its record of this version is of its current code" in capsys.readouterr().err
+    assert run("--torch", "latest", "claim") == 1  # a re-check always runs
     err = capsys.readouterr().err
     assert "FLIPPED claim cell:check: ok on torch 98.0.0 -> raised on torch 99.0.0" in err
     assert "FLIPPED claim value:fast_path: true on torch 98.0.0 -> false on torch 99.0.0" in err
