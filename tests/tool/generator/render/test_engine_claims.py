@@ -3,6 +3,8 @@ exist or on which device they were measured; reading time counts prose only."""
 
 from __future__ import annotations
 
+import signal
+
 import pytest
 
 from perfblog.generator.render import claims, readtime
@@ -141,6 +143,26 @@ def test_the_typed_finding_quotes_the_sentence_and_says_what_to_write() -> None:
         "results exist (measured-on): \"在 CPU 上，eager 要分派 … 个算子。\"; let the results say it: name "
         "the device with an embed (value(\"SNIPPET\", \"device\")), or choose the sentence with "
         "<% if has_result(\"SNIPPET\", device=\"cpu\") %> (docs/authoring.md)")
+
+
+@pytest.mark.parametrize("markdown", [
+    "<%" * 100_000,  # openings without an end
+    "<% raw %>" * 20_000,  # raw regions that never end
+    "".join("`" * n + "x\n" for n in range(400, 3, -1)) + "本文还没有 GPU 结果。\n",  # fences never closed
+    "`x <%" * 30_000,  # code spans that never close
+    "<!--" * 50_000,  # comments that never close
+    "<% if x %>在 CPU 上" * 20_000,  # blocks that never end
+], ids=["openings", "raw", "fences", "code-spans", "comments", "ifs"])
+def test_the_prose_checks_of_a_hostile_post_take_linear_time(markdown: str) -> None:
+    """Post Markdown is untrusted: a lazy pattern from each of many openings would take minutes here."""
+    previous = signal.signal(signal.SIGALRM, lambda *_: (_ for _ in ()).throw(TimeoutError("quadratic")))
+    signal.alarm(20)
+    try:
+        claims.bare_ratios(markdown, lookup)
+        claims.typed_results(markdown, lookup)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def test_reading_time_counts_prose_not_code_outputs_tables_or_embeds() -> None:
