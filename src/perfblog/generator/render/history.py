@@ -16,6 +16,8 @@ failed on a version shows "fails on this version" with its error, never a blank.
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
@@ -34,6 +36,8 @@ if TYPE_CHECKING:
 inert = sanitize.text
 #: The kinds of claim a row may name: what a version record compares (``VersionOutcome.claims``).
 KINDS = ("cell", "verdict", "value")
+#: A cell's error line that says an assertion failed ("snippets/x.py:9: cell 'c' raised AssertionError: …").
+_ASSERTION = re.compile(r"(?:^|raised )AssertionError\b")
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,7 @@ class Words:
     change: Callable[[str, str, str, str, str], str]  # (before torch, after torch, label, before, after)
     steady: Callable[[str, str, int], str]  # (first torch, last torch, how many): nothing changed
     none: str  # no version record at all
+    stale: str  # a record of another version of the snippet's code
 
 
 ZH = Words(
@@ -61,6 +66,7 @@ ZH = Words(
     change=lambda a, b, label, old, new: f"torch {a} → {b}：「{label}」由“{old}”变为“{new}”。",
     steady=lambda a, b, n: f"从 torch {a} 到 {b}（{n} 个版本），表中每条结论都没有变化。",
     none="还没有任何版本的记录（用 blog run --torch 运行）。",
+    stale="这条记录来自片段的旧代码，需重新运行",
 )
 EN = Words(
     claim="Claim", holds="holds", fails="does not hold", broken="fails on this version",
@@ -70,6 +76,7 @@ EN = Words(
     change=lambda a, b, label, old, new: f"torch {a} → {b}: “{label}” went from “{old}” to “{new}”.",
     steady=lambda a, b, n: f"From torch {a} to {b} ({n} versions), no claim in the table changed.",
     none="No version has been recorded yet (run blog run --torch).",
+    stale="recorded from an earlier version of the snippet's code: run it again",
 )
 LANGUAGES: Mapping[str, Words] = {"zh": ZH, "en": EN}
 
@@ -91,6 +98,7 @@ class Cell:
     state: str  # compared between versions: "holds", "fails", "broken", "absent", a verdict, a value
     text: str
     title: str
+    stale: bool = False  # the record was made from another version of the snippet's code
 
 
 def rows(spec: object) -> tuple[Row, ...]:
@@ -145,7 +153,7 @@ def _refuted(outcome: Outcome, error: str | None) -> bool:
     """Whether a cell's outcome says its claim does not hold (an assertion failed, or a declared raise did
     not happen), rather than that the cell could not run on that version (any other error)."""
     return outcome is Outcome.NOT_RAISED or (
-        outcome is Outcome.RAISED and (error or "").startswith("AssertionError"))
+        outcome is Outcome.RAISED and _ASSERTION.search(error or "") is not None)
 
 
 def tooltip(outcome: VersionOutcome) -> str:
@@ -177,8 +185,9 @@ class History:
 
 
 def build(wanted: tuple[Row, ...], records: Callable[[str], tuple[VersionOutcome, ...]], kind: str,
-          words: Words) -> History:
-    """The history of ``wanted`` on the device class of ``kind`` ("cpu", "cuda") that most records have."""
+          words: Words, current: Callable[[str], str] = lambda snippet: "") -> History:
+    """The history of ``wanted`` on the device class of ``kind`` ("cpu", "cuda") that most records have;
+    a cell from a record whose key is not the snippet's ``current`` one is marked stale."""
     found = {row.snippet: [o for o in records(row.snippet) if o.device_class.split("-", 1)[0] == kind]
              for row in wanted}
     classes = [o.device_class for outcomes in found.values() for o in outcomes]
@@ -189,9 +198,17 @@ def build(wanted: tuple[Row, ...], records: Callable[[str], tuple[VersionOutcome
             if outcome.device_class == device_class:
                 by_version.setdefault(outcome.torch, {})[snippet] = outcome
     versions = tuple(sorted(by_version, key=version_order))
-    table = tuple((row, tuple(cell(by_version[v].get(row.snippet), row, words, v) for v in versions))
-                  for row in wanted)
+    table = tuple((row, tuple(_marked(cell(by_version[v].get(row.snippet), row, words, v),
+                                      by_version[v].get(row.snippet), current(row.snippet), words)
+                              for v in versions)) for row in wanted)
     return History(device_class, versions, table)
+
+
+def _marked(found: Cell, outcome: VersionOutcome | None, key: str, words: Words) -> Cell:
+    """``found``, marked stale when its record was made from code other than the snippet's current code."""
+    if outcome is None or not key or outcome.key == key:
+        return found
+    return dataclasses.replace(found, stale=True, title=f"{words.stale} · {found.title}")
 
 
 def html(history: History, words: Words) -> str:
@@ -201,7 +218,8 @@ def html(history: History, words: Words) -> str:
     head = "".join(f'<th scope="col">torch {inert(v)}</th>' for v in history.versions)
     body = []
     for row, cells in history.rows:
-        tds = "".join(f'<td class="snippet-history-{inert(c.state)}" title="{inert(c.title)}" '
+        tds = "".join(f'<td class="snippet-history-{inert(c.state)}{" snippet-stale" if c.stale else ""}" '
+                      f'title="{inert(c.title)}" '
                       f'data-torch="{inert(c.torch)}">{inert(c.text)}</td>' for c in cells)
         body.append(f'<tr data-snippet="{inert(row.snippet)}" data-claim="{inert(row.claim)}">'
                     f'<th scope="row">{inert(row.label)}</th>{tds}</tr>')
@@ -243,9 +261,12 @@ class Histories:
         self.embeds._get(snippet)  # an unknown snippet is an EmbedError naming it, before any path is made
         return self.embeds.r.versions(snippet)
 
+    def _key(self, snippet: str) -> str:
+        return self.embeds._get(snippet).snippet.key
+
     def history(self, spec: Any, device: str = "cpu") -> str:
         """The table of the listed claims across every recorded torch version on ``device``."""
-        return html(build(rows(spec), self._records, device, self.words), self.words)
+        return html(build(rows(spec), self._records, device, self.words, self._key), self.words)
 
     def history_chart(self, snippet: str, verdict: str, title: str = "", device: str = "cpu") -> str:
         """A chart of one recorded verdict's ratio across the recorded torch versions on ``device``."""

@@ -21,7 +21,7 @@ from perfblog.harness.verdict import Verdict
 
 
 def record(torch: str, *, check: Outcome = Outcome.OK, partition: bool = False, broken: bool = False,
-           ratio: float = 1.5, device_class: str = "cpu-x86_64") -> Result:
+           ratio: float = 1.5, device_class: str = "cpu-x86_64", key: str = "k1") -> Result:
     """A version record of snippet ``demo``: cells setup and check, a glued bool, a verdict."""
     provenance = Provenance(device="Intel Xeon", cpu="Intel Xeon", cores=2, gpu=None, python="3.11.7",
                             torch=torch, triton=None, git_commit="abcdef123456", git_dirty=False,
@@ -30,7 +30,7 @@ def record(torch: str, *, check: Outcome = Outcome.OK, partition: bool = False, 
     if broken:  # torch did not import: the first cell failed, the next never ran
         outcomes = (CellOutcome("setup", 3, Outcome.RAISED, "ImportError: no module"),
                     CellOutcome("check", 9, Outcome.RAISED, "NameError: torch"))
-        return Result(snippet="demo", key="k1", hashes=Hashes("c", {}, {}, "f", 3), device_class=device_class,
+        return Result(snippet="demo", key=key, hashes=Hashes("c", {}, {}, "f", 3), device_class=device_class,
                       provenance=provenance, cells=(), outcomes=outcomes,
                       failure=Failure("snippets/demo.py:3: cell setup raised ImportError", "setup"))
     outcomes = (CellOutcome("setup", 3, Outcome.OK),
@@ -39,7 +39,7 @@ def record(torch: str, *, check: Outcome = Outcome.OK, partition: bool = False, 
                             low=ratio - 0.1, high=ratio + 0.1, confidence=0.95, delta=0.05, blocks=5,
                             verdict=Verdict.FASTER, cell="check")
     failure = None if check is Outcome.OK else Failure("snippets/demo.py:9: cell check raised", "check")
-    return Result(snippet="demo", key="k1", hashes=Hashes("c", {}, {}, "f", 3), device_class=device_class,
+    return Result(snippet="demo", key=key, hashes=Hashes("c", {}, {}, "f", 3), device_class=device_class,
                   provenance=provenance, cells=(), outcomes=outcomes, failure=failure,
                   values={"partition": ValueRecord("partition", partition, cell="check")},
                   verdicts={"speed": verdict})
@@ -60,10 +60,14 @@ def store(tmp_path: Path) -> Path:
     return results
 
 
-def page(tmp_path: Path, results: Path, text: str, language: str = "zh-CN") -> str:
+def demo(tmp_path: Path) -> snippet.Snippet:
     path = tmp_path / "demo.py"
     path.write_text('# %% name="setup"\nx = 1\n\n# %% name="check"\nassert x\n')
-    snip = snippet.load(path, tmp_path)
+    return snippet.load(path, tmp_path)
+
+
+def page(tmp_path: Path, results: Path, text: str, language: str = "zh-CN") -> str:
+    snip = demo(tmp_path)
 
     def lookup(stem: str, post: str) -> embeds.Resolved:
         if stem != "demo":
@@ -78,8 +82,8 @@ def cells(html: str) -> list[tuple[str, str, str, str, str]]:
     """(claim, torch, state, text, title) of each cell."""
     found = []
     for row in re.finditer(r'<tr data-snippet="demo" data-claim="([^"]+)">(.*?)</tr>', html):
-        for cell in re.finditer(r'<td class="snippet-history-([^"]+)" title="([^"]*)" data-torch="([^"]+)">'
-                                r"(.*?)</td>", row[2]):
+        for cell in re.finditer(r'<td class="snippet-history-([^" ]+)[^"]*" title="([^"]*)" '
+                                r'data-torch="([^"]+)">(.*?)</td>', row[2]):
             found.append((row[1], cell[3], cell[1], unescape(cell[4]), unescape(cell[2])))
     return found
 
@@ -98,6 +102,7 @@ def test_each_cell_says_what_its_versions_record_says(tmp_path: Path, store: Pat
     got = {(claim, torch): (state, text) for claim, torch, state, text, _ in cells(
         page(tmp_path, store, f"<%= history({ROWS!r}) %>"))}
     assert got[("cell:check", "2.10.0")] == ("broken", "在此版本上失败")  # NameError after the import failed
+    assert got[("cell:check", "2.11.0")] == ("fails", "不成立")  # its assertion failed
     assert got[("cell:check", "2.11.0")] == ("fails", "不成立")
     assert got[("cell:check", "2.12.1")] == ("holds", "成立")
     assert got[("value:partition", "2.10.0")] == ("broken", "在此版本上失败")  # never glued: the run failed
@@ -153,3 +158,14 @@ def test_history_text_from_a_record_is_inert(tmp_path: Path) -> None:
     html = page(tmp_path, results, '<%= history([["demo", "cell:check", "<img src=x onerror=alert(1)>"]]) %>')
     assert "<img" not in html and "&#60;img" in html
     assert history.rows([["demo", "cell:x", "l"]])[0].claim == "cell:x"
+
+
+def test_a_record_of_older_code_is_marked_stale(tmp_path: Path) -> None:
+    results = tmp_path / "mixed"
+    versions.write(results, record("2.12.1", key="made-from-older-code"), "2.12.1")
+    versions.write(results, record("2.13.0", key=demo(tmp_path).key), "2.13.0")
+    html = page(tmp_path, results, f"<%= history({ROWS[:1]!r}) %>", "en")
+    (old,) = re.findall(r'<td class="([^"]+)" title="([^"]*)" data-torch="2.12.1"', html)
+    (new,) = re.findall(r'<td class="([^"]+)" title="([^"]*)" data-torch="2.13.0"', html)
+    assert "snippet-stale" in old[0] and old[1].startswith("recorded from an earlier version")
+    assert "snippet-stale" not in new[0] and new[1].startswith("torch 2.13.0")
