@@ -80,9 +80,23 @@ def box(stems: Iterable[str], language: str, relative: Callable[[str], str]) -> 
 
 
 def make_all(snippets: Iterable[Snippet]) -> list[Download]:
-    """The downloads of ``snippets``, the project's modules read once."""
-    found: dict[Path, Modules] = {}
-    return [make(s, found.setdefault(s.root, modules_for(s.root))) for s in snippets]
+    """The downloads of ``snippets``, the project's modules read once; a download whose snippet file and
+    modules are unchanged since an earlier build of this process (``mkdocs serve``) is not made again."""
+    found: dict[Path, tuple[Modules, inline.Recording]] = {}
+    made = []
+    for snippet in snippets:
+        key = (str(snippet.path), snippet.file_hash, tuple(sorted(snippet.modules.items())))
+        if key not in _MADE:
+            if snippet.root not in found:
+                modules = modules_for(snippet.root)
+                found[snippet.root] = (modules, inline.Recording.of(modules))
+            _MADE[key] = make(snippet, *found[snippet.root])
+        made.append(_MADE[key])
+    return made
+
+
+#: Downloads made in this process, by snippet file, its bytes' hash and its modules' hashes.
+_MADE: dict[tuple[str, str, tuple[tuple[str, str], ...]], Download] = {}
 
 
 def needs(py: str) -> tuple[str, ...]:
@@ -111,9 +125,9 @@ def modules_for(root: Path) -> Modules:
     return Modules([*import_bases(root), Path(perfblog.__file__).parent.parent])
 
 
-def make(snippet: Snippet, modules: Modules) -> Download:
+def make(snippet: Snippet, modules: Modules, recording: inline.Recording | None = None) -> Download:
     """The snippet's downloads."""
-    recording = inline.Recording.of(modules)
+    recording = recording or inline.Recording.of(modules)
     cells = [(c, _tree(snippet, c)) for c in snippet.cells if c.kind == "code"]
     resolve: dict[str, Binding] = {}
     taken: set[str] = set()
@@ -145,6 +159,8 @@ def make(snippet: Snippet, modules: Modules) -> Download:
     import jupytext  # of the snippets extra: a blog with only the seo plugin imports this module, not it
 
     notebook = jupytext.reads(py, fmt="py:percent")
+    for number, nb_cell in enumerate(notebook.cells):  # nbformat draws random ids: one file, one set of ids
+        nb_cell.id = f"cell-{number}"
     notebook.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
     return Download(snippet.stem, py, jupytext.writes(notebook, fmt="ipynb"), packages)
 
@@ -234,13 +250,18 @@ def _raising(code: str) -> str:
 
 
 def _packages(sources: Iterable[str]) -> tuple[str, ...]:
-    """The packages beyond torch and the standard library that ``sources`` import, by their index names."""
+    """The packages beyond torch and the standard library that ``sources`` import (an import line
+    anywhere, a child script's in a string too), by their names on the index."""
     found: set[str] = set()
     for source in sources:
-        for node in ast.walk(ast.parse(source)):
-            if isinstance(node, ast.Import):
-                found.update(a.name.split(".")[0] for a in node.names)
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                found.add(node.module.split(".")[0])
+        for line in _IMPORT.finditer(source):
+            if line["source"]:
+                found.add(line["source"])
+            else:
+                found.update(name.split()[0].split(".")[0] for name in line["names"].split(","))
     found -= {*sys.stdlib_module_names, "torch", "__future__"}
     return tuple(sorted(PACKAGES.get(name, name) for name in found))
+
+
+_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(?P<source>\w+)[\w.]*[ \t]+import\b"
+                     r"|import[ \t]+(?P<names>[\w., \t]+))", re.M)

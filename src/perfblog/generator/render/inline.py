@@ -97,6 +97,13 @@ class Modules:
     def __init__(self, bases: Iterable[Path]) -> None:
         self.bases = tuple(bases)
         self._parsed: dict[str, Module | None] = {}
+        self._resolved: dict[str, dict[str, Binding]] = {}
+
+    def resolved(self, module: Module) -> dict[str, Binding]:
+        """Every top-level name of ``module`` and what it is (``binding``), worked out once."""
+        if module.name not in self._resolved:
+            self._resolved[module.name] = {n: self.binding(module, n) for n in module.bindings}
+        return self._resolved[module.name]
 
     def find(self, dotted: str) -> Module | None:
         if dotted not in self._parsed:
@@ -346,7 +353,7 @@ class Inliner:
             local = self._pending.pop()
             module = self.modules._module(local.module)
             stmt = module.bindings[local.name]
-            resolve = {n: self.modules.binding(module, n) for n in module.bindings}
+            resolve = self.modules.resolved(module)
             unrecorded = self._unrecorded(stmt, resolve)
             gone = deleted_lines(unrecorded)
             edits = self.edits(module, stmt, resolve, gone)
