@@ -20,7 +20,9 @@ from pathlib import Path
 
 import pytest
 
-pytest_plugins = ["pytester"]  # tests/tool/repo/test_lanes.py runs a small suite under this conftest
+#: pytester: tests/tool/repo/test_lanes.py runs a small suite under this conftest; example_site: the
+#: example blog built once a session (``frozen_site``).
+pytest_plugins = ["pytester", "example_site"]
 
 #: The test now running (set before its fixtures, so a module fixture's build counts for it).
 _running: list[str] = []

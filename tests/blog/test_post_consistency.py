@@ -11,10 +11,7 @@ from __future__ import annotations
 
 import html
 import math
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -53,16 +50,9 @@ def embedded_snippets(markdown: str) -> set[str]:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The site, built from stored results only."""
-    site = tmp_path_factory.mktemp("site")
-    env = {**os.environ, "BLOG_EXEC_MODE": "frozen"}
-    proc = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "-q", "-d", str(site)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    return site
+def built(frozen_site: Path) -> Path:
+    """The site, built from stored results only (tests/example_site.py)."""
+    return frozen_site
 
 
 @pytest.fixture(params=POSTS)

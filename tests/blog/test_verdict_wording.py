@@ -16,10 +16,7 @@ may stand only in a paragraph whose verdict is inconclusive.
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from dataclasses import dataclass
 from decimal import Decimal
 from itertools import product
@@ -27,7 +24,6 @@ from pathlib import Path
 
 import pytest
 from lxml import html as lxml_html
-from paths import ROOT
 
 N = r"(\d+(?:\.\d+)?)"  # a shown number
 R = rf"{N}–{N}"  # a range: the interval
@@ -180,18 +176,6 @@ def test_a_noisy_verdict_shows_no_numbers_to_check_and_an_unknown_wording_is_an_
     assert check("A 与 B 谁更快无法判定：测量受到干扰（A: CPU 67 %）", TITLE) is None
     with pytest.raises(AssertionError, match="no known wording"):
         check("A 与 B 差不多（速度比 1.00）", TITLE)
-
-
-@pytest.fixture(scope="module")
-def frozen_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The example blog, built from stored results only (frozen: nothing runs), not strict: what the pages
-    say is tested here, what fails `--strict` where the checks are."""
-    site = tmp_path_factory.mktemp("frozen-site")
-    env = {**os.environ, "BLOG_EXEC_MODE": "frozen", "NO_MKDOCS_2_WARNING": "1"}
-    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-d", str(site)],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    return site
 
 
 def _pages(site: Path) -> list[Path]:
