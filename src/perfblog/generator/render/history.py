@@ -28,6 +28,7 @@ from perfblog.generator.render import charts, sanitize
 from perfblog.generator.store.content import ChartRecord
 from perfblog.generator.store.result import Outcome
 from perfblog.generator.store.versions import VersionOutcome, version_order
+from perfblog.harness.verdict import Verdict
 from perfblog.harness.words import readable
 
 if TYPE_CHECKING:
@@ -52,6 +53,7 @@ class Words:
     true: str
     false: str
     verdicts: Mapping[str, str]
+    within: Callable[[str], str]  # no difference, though the interval excludes 1: inside ±band ("5 %")
     change: Callable[[str, str, str, str, str], str]  # (before torch, after torch, label, before, after)
     steady: Callable[[str, str, int], str]  # (first torch, last torch, how many): nothing changed
     none: str  # no version record at all
@@ -63,6 +65,7 @@ ZH = Words(
     false="否",
     verdicts={"faster": "更快", "slower": "更慢", "no-difference": "没有可测的差别",
               "inconclusive": "无定论"},
+    within=lambda band: f"差别在 ±{band} 以内",
     change=lambda a, b, label, old, new: f"torch {a} → {b}：「{label}」由“{old}”变为“{new}”。",
     steady=lambda a, b, n: f"从 torch {a} 到 {b}（{n} 个版本），表中每条结论都没有变化。",
     none="还没有任何版本的记录（用 blog run --torch 运行）。",
@@ -73,6 +76,7 @@ EN = Words(
     absent="not recorded", true="yes", false="no",
     verdicts={"faster": "faster", "slower": "slower", "no-difference": "no measurable difference",
               "inconclusive": "inconclusive"},
+    within=lambda band: f"within ±{band}",
     change=lambda a, b, label, old, new: f"torch {a} → {b}: “{label}” went from “{old}” to “{new}”.",
     steady=lambda a, b, n: f"From torch {a} to {b} ({n} versions), no claim in the table changed.",
     none="No version has been recorded yet (run blog run --torch).",
@@ -137,7 +141,10 @@ def cell(outcome: VersionOutcome | None, row: Row, words: Words, torch: str) -> 
             return Cell(torch, "broken", words.broken, f"{ran.error or ran.outcome.value} · {title}")
     elif kind == "verdict" and name in outcome.verdicts:
         record = outcome.verdicts[name]
-        text = f"{words.verdicts.get(record.verdict.value, record.verdict.value)} {readable(record.ratio)}×"
+        said = words.verdicts.get(record.verdict.value, record.verdict.value)
+        if record.verdict is Verdict.SAME and not record.low <= 1 <= record.high:
+            said = words.within(f"{record.delta * 100:g} %")  # measurable, but inside the band
+        text = f"{said} {readable(record.ratio)}×"
         return Cell(torch, record.verdict.value, text,
                     f"{readable(record.low)}–{readable(record.high)}× · {title}")
     elif kind == "value" and name in outcome.values:

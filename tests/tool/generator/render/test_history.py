@@ -4,6 +4,7 @@ failing, never blank; nothing from another device class."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from html import unescape
 from pathlib import Path
@@ -21,7 +22,8 @@ from perfblog.harness.verdict import Verdict
 
 
 def record(torch: str, *, check: Outcome = Outcome.OK, partition: bool = False, broken: bool = False,
-           ratio: float = 1.5, device_class: str = "cpu-x86_64", key: str = "k1") -> Result:
+           ratio: float = 1.5, device_class: str = "cpu-x86_64", key: str = "k1",
+           verdict: Verdict = Verdict.FASTER) -> Result:
     """A version record of snippet ``demo``: cells setup and check, a glued bool, a verdict."""
     provenance = Provenance(device="Intel Xeon", cpu="Intel Xeon", cores=2, gpu=None, python="3.11.7",
                             torch=torch, triton=None, git_commit="abcdef123456", git_dirty=False,
@@ -37,7 +39,7 @@ def record(torch: str, *, check: Outcome = Outcome.OK, partition: bool = False, 
                 CellOutcome("check", 9, check, None if check is Outcome.OK else "AssertionError: skipped"))
     verdict = VerdictRecord(name="speed", candidate="compiled", baseline="eager", ratio=ratio,
                             low=ratio - 0.1, high=ratio + 0.1, confidence=0.95, delta=0.05, blocks=5,
-                            verdict=Verdict.FASTER, cell="check")
+                            verdict=verdict, cell="check")
     failure = None if check is Outcome.OK else Failure("snippets/demo.py:9: cell check raised", "check")
     return Result(snippet="demo", key=key, hashes=Hashes("c", {}, {}, "f", 3), device_class=device_class,
                   provenance=provenance, cells=(), outcomes=outcomes, failure=failure,
@@ -169,3 +171,17 @@ def test_a_record_of_older_code_is_marked_stale(tmp_path: Path) -> None:
     (new,) = re.findall(r'<td class="([^"]+)" title="([^"]*)" data-torch="2.13.0"', html)
     assert "snippet-stale" in old[0] and old[1].startswith("recorded from an earlier version")
     assert "snippet-stale" not in new[0] and new[1].startswith("torch 2.13.0")
+
+
+@pytest.mark.parametrize("ratio, says", [(1.0, "no measurable difference 1.00×"),  # 0.9–1.1 holds 1
+                                         (1.03, "within ±5 % 1.03×")])  # 1.02–1.04: measurable, in the band
+def test_no_difference_says_within_the_band_when_its_interval_excludes_one(
+        tmp_path: Path, ratio: float, says: str) -> None:
+    results = tmp_path / "same"
+    same = record("2.13.0", ratio=ratio, verdict=Verdict.SAME)
+    if ratio != 1.0:
+        verdicts = {"speed": dataclasses.replace(same.verdicts["speed"], low=1.02, high=1.04)}
+        same = dataclasses.replace(same, verdicts=verdicts)
+    versions.write(results, same, "2.13.0")
+    found = cells(page(tmp_path, results, f"<%= history({ROWS[2:]!r}) %>", "en"))
+    assert [text for *_, text, _ in found] == [says]
