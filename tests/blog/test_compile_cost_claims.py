@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -78,6 +79,24 @@ def test_a_compiled_step_called_in_a_loop_and_a_compiled_loop_are_one_graph_each
         counters.clear()
         torch.testing.assert_close(fn(x), loop(x))
         assert counters["stats"]["unique_graphs"] == 1 and not counters["graph_break"]
+
+
+@inductor
+def test_inductor_fuses_the_elementwise_chain_and_the_unrolled_loop_into_one_kernel_each():
+    from torch._inductor.utils import run_and_get_code
+
+    def chain(x):
+        return F.gelu(2 * x + 1) * torch.sigmoid(x) - torch.tanh(x)
+
+    def loop(x):
+        for _ in range(16):
+            x = torch.tanh(x) * 0.5 + x
+        return x
+
+    for fn in (chain, loop):
+        torch._dynamo.reset()
+        _, (code, *_) = run_and_get_code(torch.compile(fn), torch.randn(64))
+        assert len(set(re.findall(r"cpp_fused_\w+", code))) == 1, code
 
 
 # --- caches ------------------------------------------------------------------------------------------
