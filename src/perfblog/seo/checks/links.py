@@ -32,13 +32,18 @@ def check_anchors(p: PageFacts) -> Iterator[Finding]:
             yield LINK_EMPTY_HREF.at(
                 p.page, f"link {label[:40]!r} has href {href!r}, which crawlers cannot follow",
                                      f"链接「{label[:40]}」的地址是 {href!r}，爬虫无法跟随")
-        elif not url_syntax.parses(target):
+        elif not _parses(target):
             yield LINK_EMPTY_HREF.at(
                 p.page, f"link {label[:40]!r} has href {href!r}, which is not a URL",
                 f"链接「{label[:40]}」的地址 {href!r} 不是合法的地址")
         elif _generic(label):
             yield LINK_TEXT_GENERIC.at(p.page, f"link text {label!r} says nothing about {target[:60]!r}",
                                        f"链接文字「{label}」没有说出 {target[:60]!r} 是什么")
+
+
+@lru_cache(maxsize=1 << 14)  # every page repeats the navigation's links (a 391-page blog: 142,000 hrefs)
+def _parses(href: str) -> bool:
+    return url_syntax.parses(href)
 
 
 @lru_cache(maxsize=1 << 14)  # every page repeats the navigation's links
