@@ -37,9 +37,8 @@ HELPERS = {p.stem for p in SNIPPETS.glob("_*.py")}
 #: this issue. A name here must still fail (`test_the_known_unrunnable_are_still_unrunnable`), so the set
 #: cannot go stale; the clean-environment run (test_downloads_run.py) reports them as known too.
 KNOWN_UNRUNNABLE = {
-    "activation_memory", "arange_masks", "compile_guards", "embed_demo", "error_fixes",
-    "fullgraph_errors", "host_syncs", "item_capture", "model_bench", "nested_region", "rich_outputs",
-    "triton_kernel", "unfold_fold", "where_vs_if",
+    "arange_masks", "compile_guards", "error_fixes", "host_syncs", "item_capture", "model_bench",
+    "nested_region", "triton_kernel", "unfold_fold", "where_vs_if",
 }
 #: What a fresh interpreter has besides its builtins.
 PREDEFINED = set(dir(builtins)) | {"__name__", "__doc__"}
