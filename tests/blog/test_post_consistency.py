@@ -26,7 +26,8 @@ from perfblog.generator.store.store import Store
 POSTS_DIR = ROOT / "posts" / "posts"
 #: The posts held to the rule, by file stem; each is published at its front matter `slug`.
 POSTS = ["torch-compile-fullgraph", "torch-compile-fullgraph-en", "executable-snippets",
-         "torch-compile-debugging", "torch-compile-debugging-en"]
+         "torch-compile-debugging", "torch-compile-debugging-en",
+         "torch-compile-compile-cost", "torch-compile-compile-cost-en"]
 FLAGSHIP = "torch-compile-fullgraph"
 SNIPPETS = ROOT / "snippets"
 RESULTS = SNIPPETS / "_results"
