@@ -38,7 +38,7 @@ HELPERS = {p.stem for p in SNIPPETS.glob("_*.py")}
 #: cannot go stale; the clean-environment run (test_downloads_run.py) reports them as known too.
 KNOWN_UNRUNNABLE = {
     "arange_masks", "compile_guards", "dynamic_shapes", "error_fixes", "host_syncs", "item_capture",
-    "model_bench", "nested_region", "python_loops", "shape_guards", "triton_kernel", "unfold_fold",
+    "model_bench", "python_loops", "shape_guards", "triton_kernel", "unfold_fold",
     "where_vs_if",
 }
 #: What a fresh interpreter has besides its builtins.
