@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 # Material 9.7+ prints an end-of-life banner on every build; it says nothing about this site.
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: site test test-oldest check docs serve clean browser fonts
+.PHONY: site test test-oldest test-downloads check docs serve clean browser fonts
 
 $(STAMP): pyproject.toml requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -22,7 +22,7 @@ $(STAMP): pyproject.toml requirements.txt
 # (constraints/oldest.txt), in a virtual environment of its own, running the tests that build sites.
 OLDEST := .venv-oldest
 OLDEST_STAMP := $(OLDEST)/.installed
-OLDEST_TESTS := mkdocs and not (kernel or browser or torch or cluster or blogs)
+OLDEST_TESTS := mkdocs and not (kernel or browser or torch or cluster or blogs or downloads)
 
 $(OLDEST_STAMP): pyproject.toml constraints/oldest.txt
 	$(PYTHON) -m venv $(OLDEST)
@@ -70,10 +70,16 @@ endif
 test: $(STAMP) $(TEST_NEEDS)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
-	$(BIN)/pytest -q $(TEST_FLAGS)
+	$(BIN)/pytest -q -m "not downloads" $(TEST_FLAGS)
+
+# Every snippet's download (.py, one .ipynb) run on the CPU in clean virtual environments of torch and the
+# packages its header names, made on demand outside the repository (~/.cache/perfblog/envs/downloads-*)
+# and reused: minutes, so `make test` leaves it out and .ci/run calls it after `make test`.
+test-downloads: $(STAMP) fonts
+	$(BIN)/pytest -q -m downloads --durations=5 tests/blog/test_downloads_run.py
 
 # The slow tests are marked by what they need; everything else runs here in seconds.
-FAST_TESTS := not (kernel or mkdocs or browser or torch or fuzz or cluster)
+FAST_TESTS := not (kernel or mkdocs or browser or torch or fuzz or cluster or downloads)
 check: $(STAMP) fonts
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
