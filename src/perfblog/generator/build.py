@@ -81,7 +81,7 @@ class Build:
         self._prepared: dict[str, embeds.Resolved] = {}
         self._embeds: dict[str, list[str]] = {}  # post -> stems it embeds, in order of first use
         self._warned: set[tuple[str, str]] = set()
-        self.sentences: list[str] = []  # "post:line: message" of each sentence warned of, for `check_strict`
+        self.findings: list[str] = []  # each warning given ("post:line: message"), for `check_strict`
 
     def render_page(self, markdown: str, src_path: str, page_url: str,
                     meta: Mapping[str, Any] | None = None) -> str:
@@ -110,15 +110,15 @@ class Build:
         return _with_versions_note(rendered, self.renderer.shown, page)
 
     def check_strict(self) -> None:
-        """Under `--strict`, fail on what the posts' sentences say against the results (a verdict a post
-        expects that flipped, a bare ratio, a typed result), each logged again as an error: MkDocs drops
-        warnings under `-q` before `--strict` counts them."""
-        if not self.sentences:
+        """Under `--strict`, fail on every warning this build gave (a stale or missing result, a verdict a
+        post expects that flipped, a bare ratio, a typed result, an image not published, an `off` build),
+        each logged again as an error: MkDocs drops warnings under `-q` before `--strict` counts them."""
+        if not self.findings:
             return
-        for line in self.sentences:
+        for line in self.findings:
             log.error("snippets: %s", line)
-        raise EmbedError(f"{len(self.sentences)} sentence(s) that the results contradict or should say fail "
-                         f"--strict (listed above; docs/snippets.md#verdicts-in-prose)")
+        raise EmbedError(f"{len(self.findings)} warning(s) of the snippets build fail --strict (listed "
+                         f"above; docs/snippets.md#devices-and-which-result-a-post-shows)")
 
     def _with_downloads(self, rendered: str, post: str, page: embeds.Page) -> str:
         """The page, with the download links of the snippets none of its blocks linked
@@ -141,7 +141,7 @@ class Build:
             self.report.used_by(resolved.snippet.stem, template.post)
             if resolved.snippet.stem not in used:
                 used.append(resolved.snippet.stem)
-            self._warn(resolved, template.post)
+            self._warn(resolved, template.post, embed.line)
 
     def _shown_value(self, stem: str, name: str) -> ValueRecord | None:
         resolved = self._prepared.get(stem)
@@ -149,9 +149,12 @@ class Build:
         return result.values.get(name) if result else None
 
     def _warn_line(self, post: str, line: int | None, message: str) -> None:
-        where = f"{post}:{line}" if line else post
-        log.warning("snippets: %s: %s", where, message)
-        self.sentences.append(f"{where}: {message}")
+        self._finding(f"{post}:{line}: {message}" if line else f"{post}: {message}")
+
+    def _finding(self, line: str) -> None:
+        """Warn, and keep the warning for `check_strict`: the one way the snippets build warns."""
+        log.warning("snippets: %s", line)
+        self.findings.append(line)
 
     def page_content(self, html: str, page_url: str, embeds: bool) -> str:
         """A page's HTML after Markdown: embeds' inert text readable again, MathJax's scripts where the
@@ -162,9 +165,9 @@ class Build:
             return html
         if self.own_math or maths.loaded_in(html):
             if outputs.MATH_CLASS in html:
-                log.warning("snippets: %s shows math from a snippet's result, typeset by the blog's own "
-                            "MathJax, not in the safe configuration the site's would use (docs/security.md)",
-                            page_url or "/")
+                self._finding(f"{page_url or '/'} shows math from a snippet's result, typeset by the blog's "
+                              f"own MathJax, not in the safe configuration the site's would use "
+                              f"(docs/security.md)")
             return html
         self.math = True
         return html + maths.scripts(page_url)
@@ -224,7 +227,7 @@ class Build:
             reasons=[] if status.state == "fresh" else status.reasons, error=error))
         return embeds.Resolved(snippet, status, show_outputs=show)
 
-    def _warn(self, resolved: embeds.Resolved, post: str) -> None:
+    def _warn(self, resolved: embeds.Resolved, post: str, line: int | None) -> None:
         status: Status = resolved.status
         stem = resolved.snippet.stem
         if not resolved.show_outputs or status.state == "fresh" or (stem, post) in self._warned:
@@ -234,11 +237,11 @@ class Build:
             log.info("snippets: %s shows the stale GPU result of '%s' (%s), accepted until a GPU re-run by "
                      "its header's accept_stale_gpu_until_rerun", post, stem, status.why)
         elif status.state == "stale":
-            log.warning("snippets: %s embeds snippet '%s' whose result on %s is stale: %s (%s)",
-                        post, stem, status.device_class, status.why, self._remedy(stem))
+            self._warn_line(post, line, f"embeds snippet '{stem}' whose result on {status.device_class} is "
+                                        f"stale: {status.why} ({self._remedy(stem)})")
         else:
-            log.warning("snippets: %s embeds snippet '%s' which has no result (%s; %s)",
-                        post, stem, status.why, self._remedy(stem))
+            self._warn_line(post, line, f"embeds snippet '{stem}' which has no result ({status.why}; "
+                                        f"{self._remedy(stem)})")
 
     def _remedy(self, stem: str) -> str:
         """What happens next for a stale or missing snippet: what to run, or why not."""
@@ -259,7 +262,7 @@ class Build:
             source = self.engine.store.files_dir(resolved.snippet.stem, resolved.status.device_class)
             if source.is_dir():
                 publish_images(source, site_dir / "_snippets" / resolved.snippet.stem / source.name,
-                               result.images)
+                               result.images, self._finding)
         downloads.publish(site_dir, downloads.make_all(r.snippet for r in self._prepared.values()))
         for name, blob in self.renderer.media.files.items():
             atomic_write(site_dir / sanitize.Media.FOLDER / name, blob)
@@ -278,7 +281,7 @@ class Build:
         self.report.write(path)
         log.info("%s; report: %s", self.report.summary(), self._display(path))
         if not self.engine.mode.shows_outputs:  # a draft preview: never a site to publish (--strict fails)
-            log.warning("snippets: exec_mode is off, so this site shows code without outputs or values")
+            self._finding("exec_mode is off, so this site shows code without outputs or values")
         return path
 
     def _draw_charts(self, site_dir: Path) -> None:
@@ -308,29 +311,35 @@ class Build:
             return str(path)
 
 
-def publish_images(source: Path, target: Path, names: Collection[str]) -> None:
+def publish_images(source: Path, target: Path, names: Collection[str],
+                   warn: Callable[[str], None] | None = None) -> None:
     """Copy a result's images into the site: only the files it ``names``, each a regular file (never a
     symlink, which could publish any file of the build machine) whose bytes hash to its name (a swapped
-    file is not the image `blog run` recorded); SVG files cleaned of scripts."""
+    file is not the image `blog run` recorded); SVG files cleaned of scripts. ``warn`` is given each file
+    left out (a build's is ``Build._finding``, so `--strict` fails on it; else it is logged)."""
+    warn = warn or _log_warning
     for path in sorted(source.iterdir()):
         if path.name not in names:
-            log.warning("snippets: %s is not an image its result shows; it is not published", path)
+            warn(f"{path} is not an image its result shows; it is not published")
             continue
         if path.is_symlink() or not path.is_file() or not IMAGE_NAME.fullmatch(path.name):
-            log.warning("snippets: %s is not a result image; it is not published", path)
+            warn(f"{path} is not a result image; it is not published")
             continue
         data = path.read_bytes()
         if not image_matches(path.name, data):
-            log.warning("snippets: %s does not hash to its name (changed after `blog run` wrote it); it is "
-                        "not published", path)
+            warn(f"{path} does not hash to its name (changed after `blog run` wrote it); it is not published")
             continue
         if path.suffix == ".svg":
             cleaned = sanitize.svg(data)
             if cleaned is None:
-                log.warning("snippets: %s is not an SVG document; it is not published", path)
+                warn(f"{path} is not an SVG document; it is not published")
                 continue
             data = cleaned
         atomic_write(target / path.name, data)
+
+
+def _log_warning(line: str) -> None:
+    log.warning("snippets: %s", line)
 
 
 _MORE = re.compile(r"^<!--\s*more\s*-->[ \t]*$", re.M)

@@ -118,25 +118,25 @@ def test_markdown_cell_edit_keeps_the_strict_build_passing(site: Path) -> None:
         assert done.returncode == 0, done.stderr
 
 
-def test_strict_build_fails_on_a_stale_result_naming_snippet_post_and_reason(site: Path) -> None:
+def test_strict_build_fails_on_a_stale_result_naming_snippet_post_line_and_reason(site: Path) -> None:
     with edited(site / "snippets" / "_helper.py", "FACTOR = 3", "FACTOR = 4"):
-        done = build(site, "--strict")
-        assert done.returncode != 0
-        assert (f"posts/posts/demo.md embeds snippet 'demo' whose result on {CPU} is stale: "
-                f"local module _helper.py changed (run `blog run demo`)") in done.stderr
+        done = build(site, "--strict", "-q")  # -q drops warnings before --strict counts them
+        assert done.returncode == 1
+        assert (f"snippets: posts/posts/demo.md:9: embeds snippet 'demo' whose result on {CPU} is "
+                f"stale: local module _helper.py changed (run `blog run demo`)") in done.stderr
         relaxed = build(site)
         assert relaxed.returncode == 0, relaxed.stderr
         assert '<sup class="snippet-stale-mark">stale</sup>' in page(site)
 
 
-def test_strict_build_fails_on_a_missing_result_naming_snippet_and_post(site: Path) -> None:
+def test_strict_build_fails_on_a_missing_result_naming_snippet_post_and_line(site: Path) -> None:
     results = site / "snippets" / "_results"
     parked = site / "parked"
     results.rename(parked)
     try:
-        done = build(site, "--strict")
-        assert done.returncode != 0
-        assert "posts/posts/demo.md embeds snippet 'demo' which has no result" in done.stderr
+        done = build(site, "--strict", "-q")
+        assert done.returncode == 1
+        assert "snippets: posts/posts/demo.md:9: embeds snippet 'demo' which has no result" in done.stderr
         relaxed = build(site)
         assert relaxed.returncode == 0
         assert "missing result" in page(site)
@@ -278,3 +278,4 @@ def test_an_off_mode_build_is_a_draft_preview_that_strict_refuses_to_publish(sit
     assert preview.returncode == 0, preview.stderr
     assert "exec_mode is off" in preview.stderr
     assert build(site, "--strict", mode="off").returncode == 1
+    assert build(site, "--strict", "-q", mode="off").returncode == 1
