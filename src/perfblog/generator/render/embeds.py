@@ -114,7 +114,8 @@ class Embeds:
         return {"code": self.code, "output": self.output, "table": self.table, "chart": self.chart,
                 "value": self.value, "verdict": self.verdict, "provenance": self.provenance,
                 "has_result": self.has_result, "verdict_of": self.verdict_of,
-                **history.Histories(self).functions()}
+                **history.Histories(self.page.primary_language, lambda stem: self._get(stem).snippet.key,
+                                    self.r.versions).functions()}
 
     def _get(self, stem: str) -> Resolved:
         if not isinstance(stem, str):

@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from perfblog.generator.errors import EmbedError
 from perfblog.generator.render import charts, sanitize
@@ -30,9 +30,6 @@ from perfblog.generator.store.result import Outcome
 from perfblog.generator.store.versions import VersionOutcome, version_order
 from perfblog.harness.verdict import Verdict
 from perfblog.harness.words import readable
-
-if TYPE_CHECKING:
-    from perfblog.generator.render.embeds import Embeds
 
 inert = sanitize.text
 #: The kinds of claim a row may name: what a version record compares (``VersionOutcome.claims``).
@@ -255,25 +252,25 @@ def ratio_chart(snippet: str, verdict: str, outcomes: tuple[VersionOutcome, ...]
 
 
 class Histories:
-    """The history embeds of one page, bound to its ``Embeds`` (the snippet lookup and the language)."""
+    """The history embeds of one page: ``key`` gives a snippet's current key (an EmbedError naming an
+    unknown snippet, before any path is made from its name), ``records`` its torch version records."""
 
-    def __init__(self, embeds: Embeds) -> None:
-        self.embeds = embeds
-        self.words = LANGUAGES.get(embeds.page.primary_language, EN)
+    def __init__(self, language: str, key: Callable[[str], str],
+                 records: Callable[[str], tuple[VersionOutcome, ...]]) -> None:
+        self.words = LANGUAGES.get(language, EN)
+        self.key = key
+        self.records = records
 
     def functions(self) -> dict[str, Callable[..., str]]:
         return {"history": self.history, "history_chart": self.history_chart}
 
     def _records(self, snippet: str) -> tuple[VersionOutcome, ...]:
-        self.embeds._get(snippet)  # an unknown snippet is an EmbedError naming it, before any path is made
-        return self.embeds.r.versions(snippet)
-
-    def _key(self, snippet: str) -> str:
-        return self.embeds._get(snippet).snippet.key
+        self.key(snippet)
+        return self.records(snippet)
 
     def history(self, spec: Any, device: str = "cpu") -> str:
         """The table of the listed claims across every recorded torch version on ``device``."""
-        return html(build(rows(spec), self._records, device, self.words, self._key), self.words)
+        return html(build(rows(spec), self._records, device, self.words, self.key), self.words)
 
     def history_chart(self, snippet: str, verdict: str, title: str = "", device: str = "cpu") -> str:
         """A chart of one recorded verdict's ratio across the recorded torch versions on ``device``."""
