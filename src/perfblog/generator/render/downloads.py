@@ -137,13 +137,16 @@ def make(snippet: Snippet, modules: Modules, recording: inline.Recording | None 
             resolve.update(local)
             taken.update(n for n in inline.bound_names(stmt) if n not in local)
     inliner = inline.Inliner(modules, recording, taken)
+    deleted = {c.index: _deletions(c, tree, resolve, recording, modules) for c, tree in cells}
+    _unused_hidden(cells, deleted)
+    trees = {c.index: tree for c, tree in cells}
     parts: list[str] = []
     for cell in snippet.cells:
         if cell.kind == "markdown":
             parts.append("# %% [markdown]\n" + textwrap.indent(cell.source.strip("\n"), "# ", lambda s: True)
                          .replace("# \n", "#\n"))
             continue
-        code = _clean(snippet, cell, _tree(snippet, cell), resolve, inliner, recording, modules)
+        code = _clean(snippet, cell, trees[cell.index], resolve, inliner, deleted[cell.index])
         if code.strip():
             parts.append("# %%\n" + (_raising(code) if cell.raises else code))
     helpers = inliner.collect()
@@ -193,16 +196,57 @@ def _local_imports(stmt: ast.stmt, modules: Modules) -> dict[str, Binding]:
     return {}
 
 
-def _clean(snippet: Snippet, cell: Cell, tree: ast.Module, resolve: dict[str, Binding],
-           inliner: inline.Inliner, recording: inline.Recording, modules: Modules) -> str:
-    """The cell as the download runs it: blog markers, local imports, record calls and timing
-    assertions removed, reads of the project's names renamed to the inlined ones."""
-    lines = cell.source.splitlines()
+def _deletions(cell: Cell, tree: ast.Module, resolve: dict[str, Binding], recording: inline.Recording,
+               modules: Modules) -> dict[Span, str]:
+    """What a download leaves out of a cell: blog markers, local imports, record calls and timing
+    assertions (``_prune``), as edits."""
     edits: dict[Span, str] = {}
     _prune(tree.body, resolve, recording, modules, edits)
-    for number, line in enumerate(lines, 1):
+    for number, line in enumerate(cell.source.splitlines(), 1):
         if hidden.is_marker(line):
             edits[(number, -1, number, -1)] = ""
+    return edits
+
+
+def _unused_hidden(cells: list[tuple[Cell, ast.Module]], deleted: dict[int, dict[Span, str]]) -> None:
+    """Leave out, too, the assignments of ``remove-input`` ranges whose names nothing kept reads (a
+    caption, rows: what was computed only to be recorded), until none is left."""
+    while True:
+        reads: set[str] = set()
+        candidates: list[tuple[int, ast.stmt, set[str]]] = []
+        for cell, tree in cells:
+            gone = inline.deleted_lines(deleted[cell.index])
+            hidden_lines = _removed_ranges(cell.source)
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and not gone(node.lineno):
+                    reads.add(node.id)
+            for stmt in tree.body:
+                if (isinstance(stmt, ast.Assign) and not gone(stmt.lineno) and stmt.lineno in hidden_lines
+                        and all(isinstance(t, ast.Name) for t in stmt.targets)):
+                    candidates.append((cell.index, stmt, {t.id for t in stmt.targets}))  # type: ignore[attr-defined]
+        dead = [(index, stmt) for index, stmt, names in candidates if not names & reads]
+        if not dead:
+            return
+        for index, stmt in dead:
+            deleted[index][inline.whole_lines(stmt)] = ""
+
+
+def _removed_ranges(source: str) -> set[int]:
+    """The lines of a cell inside ``# blog: start remove-input`` … ``end`` (1-based)."""
+    inside, lines = False, set()
+    for number, line in enumerate(source.splitlines(), 1):
+        if hidden.is_marker(line):
+            inside = "start" in line and "remove-input" in line
+        elif inside:
+            lines.add(number)
+    return lines
+
+
+def _clean(snippet: Snippet, cell: Cell, tree: ast.Module, resolve: dict[str, Binding],
+           inliner: inline.Inliner, edits: dict[Span, str]) -> str:
+    """The cell as the download runs it: what ``_deletions`` left out gone, reads of the project's names
+    renamed to the inlined ones."""
+    lines = cell.source.splitlines()
     try:
         edits.update(inliner.edits(None, tree, resolve, inline.deleted_lines(edits)))
     except inline.InlineError as exc:

@@ -30,7 +30,8 @@ from perfblog.generator.bench import compare, first_line
 DEVICE = target_device()
 x = torch.ones(4)
 # blog: start remove-input
-glue("n", 4)
+caption = f"n = {len(x)}"
+glue("n", 4, caption=caption)
 # blog: end remove-input
 
 # %% name="timing"
@@ -108,6 +109,7 @@ def test_record_calls_and_timing_assertions_are_left_out_behaviour_assertions_st
     assert 'assert first_line("a\\nb") == "a"' in code and "assert scaled(np.ones(2)).sum() == 4" in code
     assert "    event.record()" in code  # a CUDA event's record is not a record call
     assert "blog:" not in code and "for key in" not in code  # markers, and a loop that only recorded
+    assert "caption =" not in code  # a hidden assignment only a record call read
 
 
 def test_a_cell_that_raises_on_purpose_prints_its_error_and_the_file_goes_on(
