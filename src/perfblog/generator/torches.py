@@ -2,7 +2,8 @@
 `blog envs` (those environments, listed with their size, pruned). docs/versions.md says what they cost.
 
 Exit codes: 0 every version ran (a snippet failing on one is its record, not an error); 1 a version
-could not be installed here, or, for ``latest``, a claim flipped against the newest earlier version;
+could not be installed here, or, for ``latest``, a claim flipped against each snippet's newest stored
+record (of that version, else an earlier one);
 2 bad input (an unknown version form, no claim snippets declared).
 """
 
