@@ -202,9 +202,15 @@ def _deletions(cell: Cell, tree: ast.Module, resolve: dict[str, Binding], record
     assertions (``_prune``), as edits."""
     edits: dict[Span, str] = {}
     _prune(tree.body, resolve, recording, modules, edits)
-    for number, line in enumerate(cell.source.splitlines(), 1):
+    lines = cell.source.splitlines()
+    for number, line in enumerate(lines, 1):
         if hidden.is_marker(line):
             edits[(number, -1, number, -1)] = ""
+    for stmt in tree.body:  # the comment that introduces an import of the project goes with it
+        above = stmt.lineno - 1
+        while _local_imports(stmt, modules) and above >= 1 and lines[above - 1].lstrip().startswith("#"):
+            edits[(above, -1, above, -1)] = ""
+            above -= 1
     return edits
 
 
