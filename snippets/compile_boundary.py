@@ -25,7 +25,7 @@ import torch.nn.functional as F
 from torch._dynamo.utils import counters
 
 # blog: start remove-input
-from perfblog.generator import glue, table
+from perfblog.generator import glue, table, target_device
 
 # blog: end remove-input
 # The blog's timing harness (warm-up, interleaved rounds, median and a 95 % interval of the ratio):
@@ -33,6 +33,9 @@ from perfblog.generator import glue, table
 from perfblog.generator.bench import compare
 
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+# blog: start remove-input
+assert target_device() == DEVICE  # what `blog run --device` chose, and what torch sees
+# blog: end remove-input
 SIZES = [1, 1 << 10, 1 << 16, 1 << 20] if DEVICE == "cpu" else [1, 1 << 14, 1 << 20, 1 << 24]
 torch.manual_seed(0)
 # blog: start remove-input

@@ -26,7 +26,7 @@ from torch import nn
 from torch._inductor.utils import run_and_get_code
 
 # blog: start remove-input
-from perfblog.generator import glue, table
+from perfblog.generator import glue, table, target_device
 
 # blog: end remove-input
 # The blog's timing harness (cold and warm first calls, interleaved rounds, 95 % intervals):
@@ -34,6 +34,9 @@ from perfblog.generator import glue, table
 from perfblog.generator.bench import compare
 
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+# blog: start remove-input
+assert target_device() == DEVICE  # what `blog run --device` chose, and what torch sees
+# blog: end remove-input
 LAYERS, DIM, TOKENS = (8, 1024, 512) if DEVICE == "cuda" else (8, 128, 64)
 HAS_REGION = hasattr(torch.compiler, "nested_compile_region")  # not in older torch versions
 region = torch.compiler.nested_compile_region if HAS_REGION else (lambda fn: fn)
