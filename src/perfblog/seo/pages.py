@@ -203,7 +203,8 @@ def _description(page: Page, site: Site, is_post: bool, found: list[Finding]) ->
                              [text.plain_title(p.title) for p in posts],
                              DESCRIPTION_MAX_WIDTH - text.display_width(suffix), words)  # fmt: skip
     else:
-        generated = prose.plain(page.content or "") or site.description
+        # more than the description keeps: whether it is cut and where depend on the text past its end
+        generated = prose.opening(page.content or "", DESCRIPTION_MAX_WIDTH + 16) or site.description
     if text.display_width(generated) < DESCRIPTION_MIN_WIDTH and site.description not in generated:
         generated = f"{generated.rstrip(words.stop.strip())}{words.stop}{site.description}"
     return prose.summarise(generated, DESCRIPTION_MAX_WIDTH - text.display_width(suffix)) + suffix

@@ -31,6 +31,7 @@ _NOT_PROSE = etree.XPath(
 _BLOCKS = {"p", "li", "dd", "dt", "blockquote", "div", "section", "article"}
 _CJK = "\u3000-\u303f\uff00-\uffef\u4e00-\u9fff"  # ideographs and CJK punctuation
 _CJK_GAP = re.compile(f"(?<=[{_CJK}]) (?=[{_CJK}])")  # the space joining two blocks of Chinese
+_OPENING_BYTES = 16_384  # the first part of a page `opening` reads; four times more each time it is short
 
 
 def cut(value: str, max_width: int) -> str:
@@ -96,6 +97,24 @@ def plain(content: str) -> str:
     for element in root.iter(*_BLOCKS):
         element.tail = " " + (element.tail or "")  # paragraphs do not run into each other
     return _CJK_GAP.sub("", " ".join(root.text_content().split()))
+
+
+def opening(content: str, width: int) -> str:
+    """The start of ``plain(content)``, more than `width` display units of it (all of it when shorter),
+    read from as little of the HTML as holds it: a generated description needs its first 160 units, and a
+    page of ten thousand highlighted lines (a real blog's) was parsed whole for them, on every build.
+
+    The HTML is cut before a tag, so no tag or character reference is cut: the elements before the cut
+    are parsed as in the whole, the one left open is closed there, and the prose of the part is the
+    start of the whole's."""
+    size = _OPENING_BYTES
+    while size < len(content):
+        cut_at = content.rfind("<", 0, size)
+        said = plain(content[:cut_at]) if cut_at > 0 else ""
+        if text.display_width(said) > width:
+            return said
+        size *= 4
+    return plain(content)
 
 
 def first_paragraph(content: str) -> str:

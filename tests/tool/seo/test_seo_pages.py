@@ -179,3 +179,23 @@ def test_generated_heads_speak_the_pages_language(tmp_path):
     view = pages.describe(_page(tmp_path, {}, url="page/2/", title="Index", posts=posts), english).head
     assert view.description.startswith("编译笔记·Index: 3 posts: “Post 0”, “Post 1”, “Post 2”")
     assert view.description.endswith(" (page 2)") and view.title.startswith("Index (page 2) - ")
+
+
+def _long_page(code_lines: int) -> str:
+    """A page as a real blog has them: a paragraph, then a code block of thousands of highlighted lines,
+    then more prose."""
+    spans = "".join(f'<span class="n">x{i}</span> <span class="o">=</span> <span class="mi">{i}</span>\n'
+                    for i in range(code_lines))
+    return ("<h1>笔记</h1>\n<p>开头一段：<code>torch.compile</code> 与图断裂，" + "说明文字，" * 20 + "</p>\n"
+            f'<div class="highlight"><pre><code>{spans}</code></pre></div>\n'
+            "<ul><li>之后的条目 &amp; 更多</li></ul><p>" + "结尾的文字。" * 50 + "</p>\n")
+
+
+def test_the_opening_of_a_long_page_is_the_start_of_its_prose_read_from_a_part() -> None:
+    """A generated description needs the first 160 units of a page's prose: read from as little of the
+    HTML as holds them (a page of 20,000 code lines is not parsed whole), it is the same text."""
+    for page in (_long_page(20_000), _long_page(3), "<pre>" + "x\n" * 40_000 + "</pre><p>只在最后。</p>", ""):
+        whole = prose.plain(page)
+        start = prose.opening(page, 176)
+        assert whole.startswith(start) and (start == whole or text.display_width(start) > 176)
+        assert prose.summarise(start) == prose.summarise(whole)
