@@ -3,9 +3,10 @@ harness functions behind ``perfblog.generator``, so the file runs where perfblog
 
 A request names a module and a name in it. The name is followed to its definition (through re-exports
 such as ``perfblog.generator.bench``), and each definition brings the module-level names it reads,
-transitively; the imports of other packages they need are hoisted. What only records (``glue``,
-``Comparison.record``…, see ``Recording``) is left out, so ``IPython`` is not needed. Names two modules
-both define are renamed apart (``_round_stats``), and ``clocks.pin_threads`` becomes ``pin_threads``.
+transitively; the imports of other packages they need are hoisted. What only records (a call of
+``glue``, ``Comparison.record``…, see ``Recording``) is left out, so ``IPython`` is not needed. Names two
+modules both define are renamed apart (``_round_stats``), and ``clocks.pin_threads`` becomes
+``pin_threads``.
 """
 
 from __future__ import annotations
@@ -376,19 +377,18 @@ class Inliner:
         return result
 
     def _unrecorded(self, stmt: ast.stmt, resolve: dict[str, Binding]) -> dict[Span, str]:
-        """Edits that delete the record methods of a class and the record calls of a definition."""
+        """Edits that delete the record calls of a definition. A record method stays, without them: what
+        it returns (``record_verdict``'s judgement) may be used."""
         out: dict[Span, str] = {}
         for node in ast.walk(stmt):
             body = getattr(node, "body", None)
             if not isinstance(body, list):
                 continue
             for child in body:
-                drop = (isinstance(node, ast.ClassDef) and isinstance(child, ast.FunctionDef)
-                        and child.name in self.recording.methods)
                 call = isinstance(child, ast.Expr) and isinstance(child.value, ast.Call)
                 func = child.value.func if call else None  # type: ignore[attr-defined]
                 binding = resolve.get(func.id) if isinstance(func, ast.Name) else None
-                if drop or self.recording.is_call(child, binding):
+                if self.recording.is_call(child, binding):
                     out[whole_lines(child)] = ""
         return out
 

@@ -51,6 +51,9 @@ for key in ("a", "b"):
     glue(key, 1)
 # blog: end remove-input
 
+judged = result.record_verdict("same", "eager")
+assert judged.candidate == "eager"
+
 # %% name="boom" raises=true
 raise ValueError("on purpose")
 
@@ -103,7 +106,7 @@ def test_a_download_imports_nothing_of_the_project_and_defines_what_it_uses(made
 def test_record_calls_and_timing_assertions_are_left_out_behaviour_assertions_stay(
         made: downloads.Download) -> None:
     code = made.py
-    assert "glue(" not in code and '.record("timings"' not in code and "def record(" not in code
+    assert "glue(" not in code and '.record("timings"' not in code and "_emit" not in code
     assert "IPython" not in code  # only recording displays
     assert "speedup(\"eager\") > 0.5" not in code and "median_s > 0" not in code
     assert 'assert first_line("a\\nb") == "a"' in code and "assert scaled(np.ones(2)).sum() == 4" in code
