@@ -36,11 +36,7 @@ HELPERS = {p.stem for p in SNIPPETS.glob("_*.py")}
 #: the snippets are being rewritten so that each listing is self-contained; this set shrinks to empty in
 #: this issue. A name here must still fail (`test_the_known_unrunnable_are_still_unrunnable`), so the set
 #: cannot go stale; the clean-environment run (test_downloads_run.py) reports them as known too.
-KNOWN_UNRUNNABLE = {
-    "arange_masks", "compile_guards", "dynamic_shapes", "error_fixes", "host_syncs", "item_capture",
-    "model_bench", "python_loops", "shape_guards", "triton_kernel", "unfold_fold",
-    "where_vs_if",
-}
+KNOWN_UNRUNNABLE: set[str] = set()
 #: What a fresh interpreter has besides its builtins.
 PREDEFINED = set(dir(builtins)) | {"__name__", "__doc__"}
 
