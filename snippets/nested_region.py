@@ -81,8 +81,8 @@ def dynamo_graph(model):
     torch._dynamo.reset()
     with torch.no_grad():
         torch.compile(model, backend=keep, fullgraph=True)(x)
-    assert len(graphs) == 1
-    return graphs[0]
+    (graph,) = graphs  # fullgraph=True: exactly one
+    return graph
 
 
 found = {}
@@ -122,7 +122,9 @@ for name, model in (("plain", plain), ("nested_compile_region", nested)):
     torch._dynamo.reset()
     with torch.no_grad():
         out, sources = run_and_get_code(torch.compile(model, fullgraph=True), x)
+    # blog: start hide-input
     torch.testing.assert_close(out, plain(x))
+    # blog: end hide-input
     codes[name] = "\n".join(sources)
     defined = re.findall(r"^def (repeated_subgraph\w*)\(", codes[name], re.M)
     called = re.findall(r"\b(repeated_subgraph\w*)\(", codes[name])
