@@ -18,10 +18,17 @@
 # %% name="setup"
 import torch
 
+# blog: start remove-input
 from perfblog.generator import chart, glue, target_device
+
+# blog: end remove-input
+# compare() is this blog's measuring harness (the package perfblog); the .py download has it inlined.
 from perfblog.generator.bench import compare
 
-DEVICE = target_device()
+DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+# blog: start remove-input
+assert target_device() == DEVICE
+# blog: end remove-input
 N = 100_000
 torch.manual_seed(0)
 values = torch.rand(N, device=DEVICE)
