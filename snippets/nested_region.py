@@ -117,19 +117,19 @@ glue("nested.calls", found["nested_compile_region"]["invoke_subgraph calls"])
 # blog: end remove-input
 
 # %% name="inductor_code"
-codes = {}
+codes, outputs = {}, {}
 for name, model in (("plain", plain), ("nested_compile_region", nested)):
     torch._dynamo.reset()
     with torch.no_grad():
         out, sources = run_and_get_code(torch.compile(model, fullgraph=True), x)
-    # blog: start hide-input
-    torch.testing.assert_close(out, plain(x))
-    # blog: end hide-input
+    outputs[name] = out
     codes[name] = "\n".join(sources)
     defined = re.findall(r"^def (repeated_subgraph\w*)\(", codes[name], re.M)
     called = re.findall(r"\b(repeated_subgraph\w*)\(", codes[name])
     print(f"{name:22} subgraph functions defined={defined} calls={len(called) - len(defined)}")
 # blog: start hide-input
+for out in outputs.values():
+    torch.testing.assert_close(out, plain(x))
 assert not re.search(r"^def repeated_subgraph", codes["plain"], re.M)
 if HAS_REGION:  # Inductor generated the block's code once, and the wrapper calls it once per layer
     defined = re.findall(r"^def (repeated_subgraph\w*)\(", codes["nested_compile_region"], re.M)
