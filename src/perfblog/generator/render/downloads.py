@@ -38,6 +38,8 @@ NEEDS = "# Needs: pip install "
 #: Import names whose package on the index is called otherwise.
 PACKAGES = {"PIL": "pillow", "IPython": "ipython", "yaml": "pyyaml", "sklearn": "scikit-learn",
             "cv2": "opencv-python", "bs4": "beautifulsoup4"}
+#: Programs a download runs (found with ``shutil.which("name")``) and the package on the index that has them.
+PROGRAMS = {"tlparse": "tlparse"}
 #: The link's words, by the page's primary language.
 WORDS = {"zh": "下载", "en": "Download"}
 #: An assertion that reads a measured time or a speed ratio is a timing verdict: an attribute, name or
@@ -301,7 +303,8 @@ def _raising(code: str) -> str:
 
 def _packages(sources: Iterable[str]) -> tuple[str, ...]:
     """The packages beyond torch and the standard library that ``sources`` import (an import line
-    anywhere, a child script's in a string too), by their names on the index."""
+    anywhere, a child script's in a string too) or whose programs they run (``PROGRAMS``), by their
+    names on the index."""
     found: set[str] = set()
     for source in sources:
         for line in _IMPORT.finditer(source):
@@ -309,9 +312,11 @@ def _packages(sources: Iterable[str]) -> tuple[str, ...]:
                 found.add(line["source"])
             else:
                 found.update(name.split()[0].split(".")[0] for name in line["names"].split(","))
+        found.update(PROGRAMS[name] for name in _WHICH.findall(source) if name in PROGRAMS)
     found -= {*sys.stdlib_module_names, "torch", "__future__"}
     return tuple(sorted(PACKAGES.get(name, name) for name in found))
 
 
+_WHICH = re.compile(r"""\bwhich\(\s*["']([\w.-]+)["']""")
 _IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(?P<source>\w+)[\w.]*[ \t]+import\b"
                      r"|import[ \t]+(?P<names>[\w., \t]+))", re.M)
