@@ -70,9 +70,11 @@ def clean_run(python: Path, argv: list[str], folder: Path) -> subprocess.Complet
 
 
 @pytest.fixture(scope="module")
-def runs(site: Path, tmp_path_factory: pytest.TempPathFactory):
-    """Every download started, two at a time, in the environment of its header's packages."""
-    files = {stem: site / path for stem in EMBEDDED
+def runs(site: Path, tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest):
+    """Every selected download started, two at a time, in the environment of its header's packages."""
+    selected = {item.callspec.params["stem"] for item in request.session.items
+                if hasattr(item, "callspec") and "stem" in item.callspec.params}
+    files = {stem: site / path for stem in EMBEDDED if stem in selected
              for path in [downloads.paths(stem)[0]] if (site / path).is_file()}
     groups: dict[tuple[str, ...], envs.Env] = {}
     for path in files.values():
