@@ -58,13 +58,15 @@ def environment(packages: tuple[str, ...]) -> envs.Env:
     return envs.make(envs.Spec(Path(sys.executable), (TORCH, *packages)), ENVS / name)
 
 
-def clean_run(python: Path, argv: list[str], folder: Path) -> subprocess.CompletedProcess[str]:
-    """Run in an empty folder with an empty home, the CPU only, no variable of this session but PATH."""
+def clean_run(python: Path, argv: list[str], folder: Path, name: str) -> subprocess.CompletedProcess[str]:
+    """Run in an empty folder with an empty home, the CPU only, no variable of this session but PATH.
+    Inductor's cache is the download's own, kept beside the environments: warm runs reuse what Inductor
+    compiled (a snippet that measures a cold compile makes its own cache folders)."""
     home = folder / "home"
     home.mkdir(parents=True, exist_ok=True)
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "LANG": "C.UTF-8",
            "CUDA_VISIBLE_DEVICES": "", "MPLBACKEND": "Agg",
-           "TORCHINDUCTOR_CACHE_DIR": str(folder / "inductor")}
+           "TORCHINDUCTOR_CACHE_DIR": str(ENVS / "downloads-inductor" / name)}
     return subprocess.run([str(python), *argv], cwd=folder, env=env, capture_output=True, text=True,
                           timeout=TIMEOUT)
 
@@ -85,7 +87,7 @@ def runs(site: Path, tmp_path_factory: pytest.TempPathFactory, request: pytest.F
     with ThreadPoolExecutor(max_workers=2) as pool:
         for stem, path in files.items():
             python = groups[downloads.needs(path.read_text(encoding="utf-8"))].python
-            started[stem] = pool.submit(clean_run, python, [str(path)], tmp_path_factory.mktemp(stem))
+            started[stem] = pool.submit(clean_run, python, [str(path)], tmp_path_factory.mktemp(stem), stem)
         yield started
 
 
@@ -115,5 +117,5 @@ def test_a_notebook_runs_cell_by_cell(site: Path, tmp_path: Path) -> None:
               "    if cell['cell_type'] == 'code':\n"
               "        exec(compile(''.join(cell['source']), f'<cell {number}>', 'exec'), namespace)\n")
     packages = downloads.needs(''.join(cells[0]["source"]))
-    done = clean_run(environment(packages).python, ["-c", script, str(notebook)], tmp_path)
+    done = clean_run(environment(packages).python, ["-c", script, str(notebook)], tmp_path, f"{stem}.ipynb")
     assert done.returncode == 0, f"{stem}.ipynb:\n{done.stderr[-4000:]}"
