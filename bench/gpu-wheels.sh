@@ -41,6 +41,8 @@ WHEELS=(
   # `blog` builds every command family's parser: the seo commands import Protego (robots.txt), the
   # renderer imports nh3 (the sanitizer)
   protego==0.7.0 nh3==0.3.8
+  # the snippets extra, which the engine checks for as it starts (generator/needs.py): 10 MiB of MathJax
+  django-static-mathjax==3.2.2.1
 )
 
 # On the GPU image already (the device README's list, 2026-11-17): requirements these satisfy.
@@ -51,7 +53,7 @@ IMAGE="attrs markdown-it-py mdurl packaging psutil pygments python-dateutil pyya
 # build imports (SITE_ONLY; the rehearsal proves `blog run` starts without them). A dependency added to
 # pyproject.toml therefore fails this script until it is carried here or listed there.
 SELF=perfblog
-SITE_ONLY="mkdocs-material pymdown-extensions rjieba pypinyin django-static-mathjax"
+SITE_ONLY="mkdocs-material pymdown-extensions rjieba pypinyin"
 
 rm -rf "$DEST.new"
 trap 'rm -rf "$DEST.new"' EXIT  # never leave a half set where the device call would carry it
