@@ -14,15 +14,14 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import sys
 from collections.abc import Generator, Sequence
 from pathlib import Path
 
 import pytest
 
-#: pytester: tests/tool/repo/test_lanes.py runs a small suite under this conftest; example_site: the
-#: example blog built once a session (``frozen_site``).
-pytest_plugins = ["pytester", "example_site"]
+pytest_plugins = ["pytester"]  # tests/tool/repo/test_lanes.py runs a small suite under this conftest
 
 #: The test now running (set before its fixtures, so a module fixture's build counts for it).
 _running: list[str] = []
@@ -123,3 +122,17 @@ def sigint_raises() -> Generator[None, None, None]:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+@pytest.fixture(scope="session")
+def frozen_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The example blog's site, built once a session for every test that reads its pages: from stored
+    results only (frozen: nothing runs) and not strict, since what the pages say is tested there and what
+    fails `--strict` where the checks are. One build, not one per module: each costs most of a minute."""
+    site = tmp_path_factory.mktemp("frozen-site")
+    env = {**os.environ, "BLOG_EXEC_MODE": "frozen", "NO_MKDOCS_2_WARNING": "1"}
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-d", str(site)],
+                          cwd=Path(__file__).resolve().parent.parent, env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return site

@@ -54,7 +54,7 @@ def embedded_snippets(markdown: str) -> set[str]:
 
 @pytest.fixture(scope="module")
 def built(frozen_site: Path) -> Path:
-    """The site, built from stored results only (tests/example_site.py)."""
+    """The site, built from stored results only (``frozen_site``, tests/conftest.py)."""
     return frozen_site
 
 
