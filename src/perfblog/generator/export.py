@@ -40,7 +40,7 @@ from perfblog.generator import terminal
 from perfblog.generator.build import REPORT, STATE_REPORT
 from perfblog.generator.config import settings_of
 from perfblog.generator.errors import ExportError
-from perfblog.generator.render import embeds
+from perfblog.generator.render import embeds, history
 from perfblog.generator.render.embeds import Embeds, Resolved
 from perfblog.generator.render.render import Renderer
 from perfblog.generator.run.engine import Engine
@@ -54,6 +54,7 @@ from perfblog.generator.store.content import (
     TableRecord,
 )
 from perfblog.generator.store.resolve import Mode
+from perfblog.generator.store.versions import VersionOutcome, version_outcomes
 
 STATE_FILE = "export-state.json"  # in the site's state folder (.blog/ beside mkdocs.yml)
 STATE_VERSION = 1
@@ -95,8 +96,9 @@ class Exported:
 class ExportRenderer(Renderer):
     """The embeds as plain Markdown, images and charts as absolute URLs of the built site."""
 
-    def __init__(self, lookup: embeds.Lookup, site_url: str, site_dir: Path) -> None:
-        super().__init__(lookup, flavor=MarkdownEmbeds)
+    def __init__(self, lookup: embeds.Lookup, site_url: str, site_dir: Path,
+                 versions: Callable[[str], tuple[VersionOutcome, ...]] | None = None) -> None:
+        super().__init__(lookup, flavor=MarkdownEmbeds, versions=versions)
         self.site_url = site_url
         self.site_dir = site_dir
 
@@ -110,6 +112,11 @@ class MarkdownEmbeds(Embeds):
     """
 
     r: ExportRenderer
+
+    def functions(self) -> dict[str, Callable[..., str]]:
+        markdown = history.MarkdownHistories(self.page.primary_language,
+                                             lambda stem: self._get(stem).snippet.key, self.r.versions)
+        return {**super().functions(), **markdown.functions()}
 
     def code(self, snippet: str, cell: str) -> str:
         res = self._get(snippet)
@@ -364,7 +371,9 @@ def export_post(project: Project, name: str, target: Target, site_dir: Path | No
             snippets[stem] = Resolved(snippet, engine.shown(snippet))
         return snippets[stem]
 
-    body = ExportRenderer(lookup, project.site_url, site_dir).render(markdown, post)
+    records = engine.settings.results_dir
+    body = ExportRenderer(lookup, project.site_url, site_dir,
+                          lambda stem: version_outcomes(records, stem)).render(markdown, post)
     src_uri = source.relative_to(project.layout.docs_dir).as_posix()
     resolve = _resolver(src_uri, url, project.site_url, report.get("files") or {})
     body = absolute_links(_COMMENT.sub("", body), resolve)

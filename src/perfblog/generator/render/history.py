@@ -251,6 +251,21 @@ def ratio_chart(snippet: str, verdict: str, outcomes: tuple[VersionOutcome, ...]
                        alt=f"{title}: {points}", title=title, x_label="torch", y_label="×")
 
 
+def markdown(history: History, words: Words) -> str:
+    """The table as a Markdown pipe table and its changes as a list, for places that take no HTML
+    (`blog export`): every piece of text inert, a stale cell marked in words."""
+    if not history.versions:
+        return f"\n{inert(words.none)}\n"
+    head = f"| {inert(words.claim)} | " + " | ".join(f"torch {inert(v)}" for v in history.versions) + " |"
+    rule = "| " + " | ".join("---" for _ in range(len(history.versions) + 1)) + " |"
+    rows = [f"| {inert(row.label)} | " + " | ".join(inert(c.text) + (" (stale)" if c.stale else "")
+                                                  for c in cells) + " |" for row, cells in history.rows]
+    changes = history.changes(words) or [words.steady(history.versions[0], history.versions[-1],
+                                                      len(history.versions))]
+    said = "\n".join(f"- {inert(line)}" for line in changes)
+    return "\n" + "\n".join([head, rule, *rows]) + f"\n\n{said}\n"
+
+
 class Histories:
     """The history embeds of one page: ``key`` gives a snippet's current key (an EmbedError naming an
     unknown snippet, before any path is made from its name), ``records`` its torch version records."""
@@ -278,3 +293,19 @@ class Histories:
         record = ratio_chart(snippet, verdict, outcomes, title or f"{snippet} · {verdict}")
         return f'\n<figure class="snippet-chart snippet-history-chart">{charts.svg(record)}' \
                f"<figcaption>{inert(record.title)}</figcaption></figure>\n\n"
+
+
+class MarkdownHistories(Histories):
+    """The history embeds as plain Markdown (`blog export`): the table as a pipe table, the chart's ratios
+    as one (an SVG is not what a platform takes)."""
+
+    def history(self, spec: Any, device: str = "cpu") -> str:
+        return markdown(build(rows(spec), self._records, device, self.words, self.key), self.words)
+
+    def history_chart(self, snippet: str, verdict: str, title: str = "", device: str = "cpu") -> str:
+        outcomes = tuple(o for o in self._records(snippet) if o.device_class.split("-", 1)[0] == device)
+        record = ratio_chart(snippet, verdict, outcomes, title or f"{snippet} · {verdict}")
+        ratios = zip(record.x, *(record.series[k] for k in ("ratio", "low", "high")), strict=True)
+        lines = [f"| torch {inert(v)} | {readable(r)}× ({readable(lo)}–{readable(hi)}) |"
+                 for v, r, lo, hi in ratios]
+        return f"\n{inert(record.title)}\n\n| torch | × |\n| --- | --- |\n" + "\n".join(lines) + "\n"

@@ -185,3 +185,16 @@ def test_no_difference_says_within_the_band_when_its_interval_excludes_one(
     versions.write(results, same, "2.13.0")
     found = cells(page(tmp_path, results, f"<%= history({ROWS[2:]!r}) %>", "en"))
     assert [text for *_, text, _ in found] == [says]
+
+
+def test_the_markdown_flavor_shows_the_same_cells_as_a_pipe_table(tmp_path: Path, store: Path) -> None:
+    """`blog export`: the table and the chart's ratios as pipe tables, the changes as a list."""
+    snip = demo(tmp_path)
+    lookup = lambda stem, post: embeds.Resolved(snip, resolve.status_of(snip, "cpu-x86_64", None))  # noqa: E731
+    markdown = history.MarkdownHistories("en", lambda stem: lookup(stem, "").snippet.key,
+                                         lambda stem: versions.version_outcomes(store, stem))
+    table = unescape(markdown.history(ROWS))
+    assert "| Claim | torch 2.10.0 | torch 2.11.0 | torch 2.12.1 | torch 2.13.0+cpu |" in table
+    assert "| the check holds | fails on this version (stale) | does not hold (stale) | holds (stale) |" in table
+    assert "- torch 2.11.0 → 2.12.1: “partitioned” went from “no” to “yes”." in table
+    assert "| torch 2.12.1 | 1.70× (1.60–1.80) |" in unescape(markdown.history_chart("demo", "speed"))
