@@ -38,6 +38,9 @@ NEEDS = "# Needs: pip install "
 #: Import names whose package on the index is called otherwise.
 PACKAGES = {"PIL": "pillow", "IPython": "ipython", "yaml": "pyyaml", "sklearn": "scikit-learn",
             "cv2": "opencv-python", "bs4": "beautifulsoup4"}
+#: What a package needs at run time without declaring it: Triton's interpreter (how a Triton kernel runs on
+#: the CPU) imports numpy.
+UNDECLARED = {"triton": ("numpy",)}
 #: Programs a download runs (found with ``shutil.which("name")``) and the package on the index that has them.
 PROGRAMS = {"tlparse": "tlparse"}
 #: The link's words, by the page's primary language.
@@ -313,6 +316,7 @@ def _packages(sources: Iterable[str]) -> tuple[str, ...]:
             else:
                 found.update(name.split()[0].split(".")[0] for name in line["names"].split(","))
         found.update(PROGRAMS[name] for name in _WHICH.findall(source) if name in PROGRAMS)
+    found.update(need for name in list(found) for need in UNDECLARED.get(name, ()))
     found -= {*sys.stdlib_module_names, "torch", "__future__"}
     return tuple(sorted(PACKAGES.get(name, name) for name in found))
 
