@@ -91,6 +91,45 @@ glue("padding.breaks", stats.graph_breaks)
 glue("padding.matches_eager", True)
 # blog: end remove-input
 
+# %% name="builtin"
+import torch.nn.functional as F  # noqa: E402
+from torch.nn.attention.flex_attention import create_block_mask, flex_attention  # noqa: E402
+
+
+def sdpa_causal(q, k, v):
+    """The built-in causal mask: SDPA builds it (or skips the masked blocks) itself."""
+    return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+
+def causal_mask(b, h, q_idx, kv_idx):
+    """FlexAttention's mask_mod: which (query, key) pairs are kept, as a function of their indices."""
+    return q_idx >= kv_idx
+
+
+block_mask = create_block_mask(causal_mask, B=None, H=None, Q_LEN=T, KV_LEN=T, device=DEVICE)
+
+
+def flex_causal(q, k, v):
+    """FlexAttention with the causal block mask, built once outside the compiled function and reused."""
+    return flex_attention(q, k, v, block_mask=block_mask)
+
+
+v = torch.randn(B, H, T, D, device=DEVICE)
+arange_attention = causal_scores(q, k) @ v  # the arange mask from the "causal" cell
+for name, attend in {"sdpa": sdpa_causal, "flex": flex_causal}.items():
+    compiled_attend = torch.compile(attend, fullgraph=True)
+    stats = count_compiles(lambda fn=compiled_attend: fn(q, k, v))
+    print(f"{name}: graphs={stats.graphs} breaks={stats.graph_breaks}")
+    # blog: start hide-input
+    torch.testing.assert_close(compiled_attend(q, k, v), arange_attention)
+    assert (stats.graphs, stats.graph_breaks) == (1, 0), stats
+    # blog: end hide-input
+    # blog: start remove-input
+    glue(f"{name}.graphs", stats.graphs)
+    glue(f"{name}.breaks", stats.graph_breaks)
+    glue(f"{name}.matches_arange", True)
+    # blog: end remove-input
+
 # %% name="timing"
 from perfblog.generator.bench import compare  # noqa: E402  (the blog's timing harness)
 
