@@ -19,7 +19,9 @@
 from types import SimpleNamespace
 
 import torch
+import torch.nn.functional as F
 from torch._dynamo.utils import counters
+from torch.nn.attention.flex_attention import create_block_mask, flex_attention
 
 # blog: start remove-input
 from perfblog.generator import glue, target_device
@@ -92,10 +94,6 @@ glue("padding.matches_eager", True)
 # blog: end remove-input
 
 # %% name="builtin"
-import torch.nn.functional as F  # noqa: E402
-from torch.nn.attention.flex_attention import create_block_mask, flex_attention  # noqa: E402
-
-
 def sdpa_causal(q, k, v):
     """The built-in causal mask: SDPA builds it (or skips the masked blocks) itself."""
     return F.scaled_dot_product_attention(q, k, v, is_causal=True)

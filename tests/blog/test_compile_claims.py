@@ -141,6 +141,31 @@ def test_arange_masks_compile_in_one_graph():
     assert (stats.graphs, stats.graph_breaks) == (2, 0)
 
 
+
+def sdpa_causal(q, k, v):
+    return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+
+def flex_causal(q, k, v):
+    from torch.nn.attention.flex_attention import create_block_mask, flex_attention
+
+    def causal(b, h, q_idx, kv_idx):
+        return q_idx >= kv_idx
+
+    mask = create_block_mask(causal, None, None, q.shape[-2], k.shape[-2], device=q.device)
+    return flex_attention(q, k, v, block_mask=mask)
+
+
+@pytest.mark.parametrize("attend", [sdpa_causal, flex_causal], ids=["sdpa_is_causal", "flex_attention"])
+def test_builtin_causal_attention_equals_the_arange_mask_in_one_graph(attend):
+    q, k, v = torch.randn(3, 1, 2, 8, 4).unbind(0)
+    i = torch.arange(q.shape[-2])
+    scores = (q @ k.transpose(-2, -1)) / q.shape[-1] ** 0.5
+    expected = scores.masked_fill(~(i.unsqueeze(0) <= i.unsqueeze(1)), float("-inf")).softmax(dim=-1) @ v
+    fn = compiled(attend, fullgraph=True)
+    stats = count_compiles(lambda: torch.testing.assert_close(fn(q, k, v), expected))
+    assert (stats.graphs, stats.graph_breaks) == (1, 0)
+
 def test_unfold_equals_the_slicing_loop_and_fold_inverts_it():
     x = torch.randn(1, 2, 8, 8)
     loop = torch.stack([x[:, :, i:i + 4, j:j + 4].reshape(1, -1) for i in (0, 4) for j in (0, 4)], dim=-1)
