@@ -117,7 +117,7 @@ glue("method.en", method_en)
 
 # %% name="buffers"
 # What the compiled block allocates: every buffer the generated wrapper creates, in order.
-from torch._inductor.utils import run_and_get_code  # noqa: E402
+from torch._inductor.utils import run_and_get_code
 
 compiled = torch.compile(mlp_block, fullgraph=True)
 with torch.no_grad():

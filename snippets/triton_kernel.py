@@ -31,8 +31,8 @@ if not ON_GPU:
     # No GPU: run Triton kernels in its interpreter (numpy on the CPU). Must be set before triton is imported.
     os.environ["TRITON_INTERPRET"] = "1"
 
-import triton  # noqa: E402
-import triton.language as tl  # noqa: E402
+import triton
+import triton.language as tl
 
 print(f"device={DEVICE} torch={torch.__version__} triton={triton.__version__} "
       f"interpreter={os.environ.get('TRITON_INTERPRET') == '1'}")
@@ -109,7 +109,7 @@ glue("shapes_checked", len(shapes))
 # blog: end remove-input
 
 # %% name="inductor_code"
-from torch._inductor.utils import run_and_get_code  # noqa: E402
+from torch._inductor.utils import run_and_get_code
 
 compiled = torch.compile(causal_softmax_torch, fullgraph=True)
 probe = torch.randn(shapes[-1], device=DEVICE, dtype=dtype)

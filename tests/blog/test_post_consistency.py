@@ -197,7 +197,8 @@ def test_every_inline_value_is_a_stored_value(article: lxml_html.HtmlElement, ma
     assert len(spans) >= len(VALUE_CALL.findall(always)), "an inline value embed rendered nothing"
     for span in spans:
         text = span.text_content().strip()
-        assert not text.startswith("["), f"inline value without a result: {text}"
+        state = {"snippet-missing", "snippet-off", "snippet-stale"} & set(span.get("class", "").split())
+        assert not state, f"inline value without a fresh result ({', '.join(state)}): {text}"
         assert any(_matches(text, v, unit) for v, unit in allowed), f"{text!r} is not a stored value"
 
 
