@@ -14,11 +14,8 @@ from __future__ import annotations
 import ast
 import builtins
 import json
-import os
 import posixpath
-import subprocess
 import symtable
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,13 +47,9 @@ class Listing:
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    site = tmp_path_factory.mktemp("site")
-    env = {**os.environ, "BLOG_EXEC_MODE": "frozen", "NO_MKDOCS_2_WARNING": "1"}
-    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-d", str(site)], cwd=ROOT,
-                          env=env, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return site
+def site(frozen_site: Path) -> Path:
+    """The example blog, built frozen once a session (tests/conftest.py)."""
+    return frozen_site
 
 
 def report(site: Path) -> dict:

@@ -51,6 +51,10 @@ def page(site: Path) -> str:
     return (site / "site" / "demo" / "index.html").read_text(encoding="utf-8")
 
 
+#: The download links that end the provenance line of a snippet's first block on a page.
+DOWNLOAD = r'(?: · <span class="snippet-download">.*?</span>)?'
+
+
 def test_strict_build_embeds_values_outputs_tables_charts_with_provenance(site: Path) -> None:
     done = build(site, "--strict")
     assert done.returncode == 0, done.stderr
@@ -59,7 +63,9 @@ def test_strict_build_embeds_values_outputs_tables_charts_with_provenance(site: 
     prov = stored["provenance"]
     line = f"CPU {prov['cpu']} ({prov['cores']} cores) · torch {prov['torch']} · {prov['ran_at'][:10]}"
     assert re.search(r'<span class="snippet-value" title="[^"]+">3\.33</span>。', html)
-    assert html.count(f"{line}</p>") == 4  # code, output, table, chart
+    # code, output, table, chart; the first block of the snippet also links its downloads
+    assert len(re.findall(re.escape(line) + DOWNLOAD + "</p>", html)) == 4
+    assert html.count('class="snippet-download"') == 1
     assert "compiled 比 eager 快：速度约为后者的" in html  # the verdict, worded from the measurement
     assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in html or "&lt;script&gt;alert('x')" in html
     assert "<script>alert" not in html
@@ -197,7 +203,8 @@ def test_a_cpu_build_shows_a_fresh_gpu_result_and_never_overwrites_it(site: Path
         label = ('<sup class="snippet-version" title="本文描述的是 torch 2.13，这个结果来自另一个版本">'
                  "torch 2.11.0</sup>")
         assert f">12.50</span>{label}。" in html
-        assert html.count(f"NVIDIA H200 · torch 2.11.0 · 2026-12-01{label}</p>") == 4
+        gpu_line = re.escape(f"NVIDIA H200 · torch 2.11.0 · 2026-12-01{label}")
+        assert len(re.findall(gpu_line + DOWNLOAD + "</p>", html)) == 4
         report = json.loads((site / "site" / "_snippets" / "report.json").read_text())
         assert report["counts"]["executed"] == 0
         assert report["snippets"][0]["device_class"] == "cuda-nvidia-h200"

@@ -306,12 +306,13 @@ def hostile_strings(count: int, seed: int = 11) -> list[str]:
 #: What our embeds and Markdown make outside sanitized displays; the chart's SVG elements.
 _OWN_TAGS = {"p", "span", "sup", "strong", "table", "thead", "tbody", "tr", "th", "td", "br", "details",
              "summary", "pre", "code", "samp", "div", "figure", "figcaption", "ul", "ol", "li", "html",
-             "body", "svg", "title", "desc", "line", "text", "rect", "polyline", "circle", "button"}
+             "body", "svg", "title", "desc", "line", "text", "rect", "polyline", "circle", "button",
+             "a"}  # "a": a snippet's download links, to its files in the site (href checked below)
 _OWN_ATTRIBUTES = {"class", "title", "id", "style", "xmlns", "width", "height", "viewbox", "role",
                    "aria-labelledby", "x", "y", "x1", "x2", "y1", "y2", "stroke", "fill", "text-anchor",
                    "font-size", "transform", "points", "stroke-width", "cx", "cy", "r", "colspan",
                    "rowspan", "align", "rel", "href", "src", "alt", "lang", "dir", "open", "valign", "start",
-                   "reversed", "scope", "span", "tabindex", "data-title"}
+                   "reversed", "scope", "span", "tabindex", "data-title", "download"}
 _SHOWN = "//div[@class='snippet-html' or @class='snippet-markdown']"
 
 

@@ -20,7 +20,7 @@ import re
 import sys
 import textwrap
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import perfblog
@@ -133,7 +133,8 @@ def modules_for(root: Path) -> Modules:
 def make(snippet: Snippet, modules: Modules, recording: inline.Recording | None = None) -> Download:
     """The snippet's downloads."""
     recording = recording or inline.Recording.of(modules)
-    cells = [(c, _tree(snippet, c)) for c in snippet.cells if c.kind == "code"]
+    every = [_plain(snippet, c) for c in snippet.cells]
+    cells = [(c, _tree(snippet, c)) for c in every if c.kind == "code"]
     resolve: dict[str, Binding] = {}
     taken: set[str] = set()
     for _, tree in cells:
@@ -146,7 +147,7 @@ def make(snippet: Snippet, modules: Modules, recording: inline.Recording | None 
     _unused_hidden(cells, deleted)
     trees = {c.index: tree for c, tree in cells}
     parts: list[str] = []
-    for cell in snippet.cells:
+    for cell in every:
         if cell.kind == "markdown":
             parts.append("# %% [markdown]\n" + textwrap.indent(cell.source.strip("\n"), "# ", lambda s: True)
                          .replace("# \n", "#\n"))
@@ -178,6 +179,24 @@ def publish(site_dir: Path, downloads: Iterable[Download]) -> None:
         py, ipynb = paths(download.stem)
         atomic_write(site_dir / py, download.py.encode())
         atomic_write(site_dir / ipynb, download.ipynb.encode())
+
+
+#: A line IPython reads as a magic or a shell escape (``%time``, ``%%time``, ``!pip``): not Python.
+_MAGIC = re.compile(r"[ \t]*[%!]")
+
+
+def _plain(snippet: Snippet, cell: Cell) -> Cell:
+    """``cell`` as plain Python: a code cell that parses only once its magic and shell lines are comments
+    gets them as comments (a .py download runs in plain Python; the cell's own Python still runs, as a
+    jupytext .py comments them). The lines stay where they were, so line numbers still name the snippet's."""
+    if cell.kind != "code" or not _MAGIC.search(cell.source):
+        return cell
+    try:
+        ast.parse(cell.source)
+        return cell
+    except SyntaxError:
+        lines = [f"# {line.lstrip()}" if _MAGIC.match(line) else line for line in cell.source.split("\n")]
+        return replace(cell, source="\n".join(lines))
 
 
 def _tree(snippet: Snippet, cell: Cell) -> ast.Module:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import ast
 import json
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -155,3 +157,17 @@ def test_the_links_name_both_files_relative_to_the_page() -> None:
 ])
 def test_what_a_timing_assertion_is(line: str, timing: bool) -> None:
     assert downloads.is_timing(ast.parse(textwrap.dedent(line)).body[0]) is timing
+
+
+def test_magics_and_shell_escapes_become_comments_and_the_python_still_runs(tmp_path: Path) -> None:
+    """A notebook's `%%time` or `!pip` is not Python: the .py comments those lines (as a jupytext .py
+    does) and keeps the cell's code, so the file runs in plain Python."""
+    root = tmp_path / "snippets"
+    root.mkdir()
+    source = ('# %% name="timed"\n# %%time\ntotal = sum(range(10))\n\n'
+              '# %% name="shell"\n!echo hi\n%time x = 1\nprint(total)\n')
+    (root / "magic.py").write_text(source, encoding="utf-8")
+    made = downloads.make(load(root / "magic.py", root), downloads.modules_for(root))
+    assert "# !echo hi" in made.py and "# %time x = 1" in made.py
+    done = subprocess.run([sys.executable, "-c", made.py], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout == "45\n", done.stderr
