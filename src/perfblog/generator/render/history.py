@@ -55,6 +55,7 @@ class Words:
     steady: Callable[[str, str, int], str]  # (first torch, last torch, how many): nothing changed
     none: str  # no version record at all
     stale: str  # a record of another version of the snippet's code
+    series: tuple[str, str, str]  # a ratio chart's lines: the ratio, its interval's low and high ends
 
 
 ZH = Words(
@@ -67,6 +68,7 @@ ZH = Words(
     steady=lambda a, b, n: f"从 torch {a} 到 {b}（{n} 个版本），表中每条结论都没有变化。",
     none="还没有任何版本的记录（用 blog run --torch 运行）。",
     stale="这条记录来自片段的旧代码，需重新运行",
+    series=("速度比", "区间下端", "区间上端"),
 )
 EN = Words(
     claim="Claim", holds="holds", fails="does not hold", broken="fails on this version",
@@ -78,6 +80,7 @@ EN = Words(
     steady=lambda a, b, n: f"From torch {a} to {b} ({n} versions), no claim in the table changed.",
     none="No version has been recorded yet (run blog run --torch).",
     stale="recorded from an earlier version of the snippet's code: run it again",
+    series=("ratio", "interval low", "interval high"),
 )
 LANGUAGES: Mapping[str, Words] = {"zh": ZH, "en": EN}
 
@@ -239,13 +242,16 @@ def html(history: History, words: Words) -> str:
             f'<div class="snippet-history-changes">{said}</div></div>\n\n')
 
 
-def ratio_chart(snippet: str, verdict: str, outcomes: tuple[VersionOutcome, ...], title: str) -> ChartRecord:
-    """A line of ``verdict``'s ratio (with its interval's ends) across the versions that recorded it."""
+def ratio_chart(snippet: str, verdict: str, outcomes: tuple[VersionOutcome, ...], title: str,
+                names: tuple[str, str, str] = EN.series) -> ChartRecord:
+    """A line of ``verdict``'s ratio (with its interval's ends, each named by ``names``) across the versions
+    that recorded it."""
     kept = [(o.torch, o.verdicts[verdict]) for o in outcomes if verdict in o.verdicts]
     if not kept:
         raise EmbedError(f"history_chart(): no version record of {snippet} has the verdict {verdict!r}")
-    series = {"ratio": tuple(r.ratio for _, r in kept), "low": tuple(r.low for _, r in kept),
-              "high": tuple(r.high for _, r in kept)}
+    ratio, low, high = names
+    series = {ratio: tuple(r.ratio for _, r in kept), low: tuple(r.low for _, r in kept),
+              high: tuple(r.high for _, r in kept)}
     points = ", ".join(f"torch {v}: {readable(r.ratio)}×" for v, r in kept)
     return ChartRecord(name=f"history-{verdict}", chart="line", x=tuple(v for v, _ in kept), series=series,
                        alt=f"{title}: {points}", title=title, x_label="torch", y_label="×")
@@ -290,7 +296,7 @@ class Histories:
     def history_chart(self, snippet: str, verdict: str, title: str = "", device: str = "cpu") -> str:
         """A chart of one recorded verdict's ratio across the recorded torch versions on ``device``."""
         outcomes = tuple(o for o in self._records(snippet) if o.device_class.split("-", 1)[0] == device)
-        record = ratio_chart(snippet, verdict, outcomes, title or f"{snippet} · {verdict}")
+        record = ratio_chart(snippet, verdict, outcomes, title or f"{snippet} · {verdict}", self.words.series)
         return f'\n<figure class="snippet-chart snippet-history-chart">{charts.svg(record)}' \
                f"<figcaption>{inert(record.title)}</figcaption></figure>\n\n"
 
@@ -304,8 +310,8 @@ class MarkdownHistories(Histories):
 
     def history_chart(self, snippet: str, verdict: str, title: str = "", device: str = "cpu") -> str:
         outcomes = tuple(o for o in self._records(snippet) if o.device_class.split("-", 1)[0] == device)
-        record = ratio_chart(snippet, verdict, outcomes, title or f"{snippet} · {verdict}")
-        ratios = zip(record.x, *(record.series[k] for k in ("ratio", "low", "high")), strict=True)
+        record = ratio_chart(snippet, verdict, outcomes, title or f"{snippet} · {verdict}", self.words.series)
+        ratios = zip(record.x, *(record.series[k] for k in self.words.series), strict=True)
         lines = [f"| torch {inert(v)} | {readable(r)}× ({readable(lo)}–{readable(hi)}) |"
                  for v, r, lo, hi in ratios]
         return f"\n{inert(record.title)}\n\n| torch | × |\n| --- | --- |\n" + "\n".join(lines) + "\n"
