@@ -32,8 +32,6 @@ from perfblog.harness.verdict import Verdict
 from perfblog.harness.words import readable
 
 inert = sanitize.text
-#: The kinds of claim a row may name: what a version record compares (``VersionOutcome.claims``).
-KINDS = ("cell", "verdict", "value")
 #: A cell's error line that says an assertion failed ("snippets/x.py:9: cell 'c' raised AssertionError: …").
 _ASSERTION = re.compile(r"(?:^|raised )AssertionError\b")
 
@@ -128,32 +126,55 @@ def cell(outcome: VersionOutcome | None, row: Row, words: Words, torch: str) -> 
     """What ``outcome`` (one version's record of the row's snippet; None: not run there) says of the row."""
     if outcome is None:
         return Cell(torch, "absent", words.absent, "")
-    title = tooltip(outcome)
     kind, _, name = row.claim.partition(":")
-    state = outcome.claims.get(row.claim)
-    if kind == "cell":
-        ran = outcome.cell(name)
-        if ran is not None and ran.outcome is Outcome.OK:
-            return Cell(torch, "holds", words.holds, title)
-        if ran is not None and _refuted(ran.outcome, ran.error):
-            return Cell(torch, "fails", words.fails, f"{ran.error or ran.outcome.value} · {title}")
-        if ran is not None:  # it could not run as written there: an API missing, a dead kernel
-            return Cell(torch, "broken", words.broken, f"{ran.error or ran.outcome.value} · {title}")
-    elif kind == "verdict" and name in outcome.verdicts:
-        record = outcome.verdicts[name]
-        said = words.verdicts.get(record.verdict.value, record.verdict.value)
-        if record.verdict is Verdict.SAME and not record.low <= 1 <= record.high:
-            said = words.within(f"{record.delta * 100:g} %")  # measurable, but inside the band
-        text = f"{said} {readable(record.ratio)}×"
-        return Cell(torch, record.verdict.value, text,
-                    f"{readable(record.low)}–{readable(record.high)}× · {title}")
-    elif kind == "value" and name in outcome.values:
-        value = outcome.values[name]
-        text = (words.true if value else words.false) if isinstance(value, bool) else str(value)
-        return Cell(torch, state or text, text, title)
-    if not outcome.ok:
-        return Cell(torch, "broken", words.broken, f"{outcome.error or ''} · {title}")
-    return Cell(torch, "absent", words.absent, title)
+    found = READERS[kind](outcome, name, words, torch)
+    if found is not None:
+        return found
+    if not outcome.ok:  # the run failed before it got there
+        return Cell(torch, "broken", words.broken, f"{outcome.error or ''} · {tooltip(outcome)}")
+    return Cell(torch, "absent", words.absent, tooltip(outcome))
+
+
+def _cell_claim(outcome: VersionOutcome, name: str, words: Words, torch: str) -> Cell | None:
+    """A cell's claim: it holds when the cell ran as declared."""
+    ran = outcome.cell(name)
+    if ran is None:
+        return None
+    title = tooltip(outcome)
+    if ran.outcome is Outcome.OK:
+        return Cell(torch, "holds", words.holds, title)
+    if _refuted(ran.outcome, ran.error):
+        return Cell(torch, "fails", words.fails, f"{ran.error or ran.outcome.value} · {title}")
+    # it could not run as written there: an API missing, a dead kernel
+    return Cell(torch, "broken", words.broken, f"{ran.error or ran.outcome.value} · {title}")
+
+
+def _verdict_claim(outcome: VersionOutcome, name: str, words: Words, torch: str) -> Cell | None:
+    """A verdict: its word, worded by its interval as verdict sentences are, and its ratio."""
+    record = outcome.verdicts.get(name)
+    if record is None:
+        return None
+    said = words.verdicts.get(record.verdict.value, record.verdict.value)
+    if record.verdict is Verdict.SAME and not record.low <= 1 <= record.high:
+        said = words.within(f"{record.delta * 100:g} %")  # measurable, but inside the band
+    return Cell(torch, record.verdict.value, f"{said} {readable(record.ratio)}×",
+                f"{readable(record.low)}–{readable(record.high)}× · {tooltip(outcome)}")
+
+
+def _value_claim(outcome: VersionOutcome, name: str, words: Words, torch: str) -> Cell | None:
+    """A glued value: yes or no for a bool (compared), else as recorded (shown)."""
+    if name not in outcome.values:
+        return None
+    value = outcome.values[name]
+    text = (words.true if value else words.false) if isinstance(value, bool) else str(value)
+    return Cell(torch, outcome.claims.get(f"value:{name}") or text, text, tooltip(outcome))
+
+
+#: How a row's kind of claim is read from a version record (``VersionOutcome.claims`` names the same).
+READERS: Mapping[str, Callable[[VersionOutcome, str, Words, str], Cell | None]] = {
+    "cell": _cell_claim, "verdict": _verdict_claim, "value": _value_claim}
+#: The kinds of claim a row may name.
+KINDS = tuple(READERS)
 
 
 def _refuted(outcome: Outcome, error: str | None) -> bool:
