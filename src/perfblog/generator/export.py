@@ -112,11 +112,7 @@ class MarkdownEmbeds(Embeds):
     """
 
     r: ExportRenderer
-
-    def functions(self) -> dict[str, Callable[..., str]]:
-        markdown = history.MarkdownHistories(self.page.primary_language,
-                                             lambda stem: self._get(stem).snippet.key, self.r.versions)
-        return {**super().functions(), **markdown.functions()}
+    histories = history.MarkdownHistories
 
     def code(self, snippet: str, cell: str) -> str:
         res = self._get(snippet)

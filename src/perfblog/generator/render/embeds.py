@@ -99,6 +99,9 @@ class Embeds:
     how a snippet, a cell and a record are found, so both show the same result.
     """
 
+    #: How this flavor shows a claim's history (`export.MarkdownEmbeds`: as Markdown).
+    histories: type[history.Histories] = history.Histories
+
     def __init__(self, renderer: Host, post: str, page: Page, line_offset: int = 0) -> None:
         self.r = renderer
         self.post = post
@@ -114,8 +117,8 @@ class Embeds:
         return {"code": self.code, "output": self.output, "table": self.table, "chart": self.chart,
                 "value": self.value, "verdict": self.verdict, "provenance": self.provenance,
                 "has_result": self.has_result, "verdict_of": self.verdict_of,
-                **history.Histories(self.page.primary_language, lambda stem: self._get(stem).snippet.key,
-                                    self.r.versions).functions()}
+                **self.histories(self.page.primary_language, lambda stem: self._get(stem).snippet.key,
+                                 self.r.versions).functions()}
 
     def _get(self, stem: str) -> Resolved:
         if not isinstance(stem, str):

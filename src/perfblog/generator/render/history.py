@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
+from perfblog.generator.device import kind as device_kind
 from perfblog.generator.errors import EmbedError
 from perfblog.generator.render import charts, sanitize
 from perfblog.generator.store.content import ChartRecord
@@ -216,8 +217,9 @@ def build(wanted: tuple[Row, ...], records: Callable[[str], tuple[VersionOutcome
           words: Words, current: Callable[[str], str] = lambda snippet: "") -> History:
     """The history of ``wanted`` on the device class of ``kind`` ("cpu", "cuda") that most records have;
     a cell from a record whose key is not the snippet's ``current`` one is marked stale."""
-    found = {row.snippet: [o for o in records(row.snippet) if o.device_class.split("-", 1)[0] == kind]
-             for row in wanted}
+    snippets = tuple(dict.fromkeys(row.snippet for row in wanted))  # each read once, however many rows
+    found = {snippet: of_kind(records(snippet), kind) for snippet in snippets}
+    keys = {snippet: current(snippet) for snippet in snippets}
     classes = [o.device_class for outcomes in found.values() for o in outcomes]
     device_class = max(sorted(set(classes)), key=classes.count, default=None)
     by_version: dict[str, dict[str, VersionOutcome]] = {}
@@ -227,9 +229,14 @@ def build(wanted: tuple[Row, ...], records: Callable[[str], tuple[VersionOutcome
                 by_version.setdefault(outcome.torch, {})[snippet] = outcome
     versions = tuple(sorted(by_version, key=version_order))
     table = tuple((row, tuple(_marked(cell(by_version[v].get(row.snippet), row, words, v),
-                                      by_version[v].get(row.snippet), current(row.snippet), words)
+                                      by_version[v].get(row.snippet), keys[row.snippet], words)
                               for v in versions)) for row in wanted)
     return History(device_class, versions, table)
+
+
+def of_kind(outcomes: tuple[VersionOutcome, ...], name: str) -> tuple[VersionOutcome, ...]:
+    """The records made on a device of the kind ``name`` ("cpu", "cuda")."""
+    return tuple(o for o in outcomes if (found := device_kind(o.device_class)) and found.name == name)
 
 
 def _marked(found: Cell, outcome: VersionOutcome | None, key: str, words: Words) -> Cell:
@@ -310,14 +317,22 @@ class Histories:
         self.key(snippet)
         return self.records(snippet)
 
+    def table(self, spec: Any, device: str) -> History:
+        """The listed claims across every recorded torch version on ``device``."""
+        return build(rows(spec), self._records, device, self.words, self.key)
+
+    def chart(self, snippet: str, verdict: str, title: str, device: str) -> ChartRecord:
+        """One recorded verdict's ratio across the recorded torch versions on ``device``."""
+        return ratio_chart(snippet, verdict, of_kind(self._records(snippet), device),
+                           title or f"{snippet} · {verdict}", self.words.series)
+
     def history(self, spec: Any, device: str = "cpu") -> str:
         """The table of the listed claims across every recorded torch version on ``device``."""
-        return html(build(rows(spec), self._records, device, self.words, self.key), self.words)
+        return html(self.table(spec, device), self.words)
 
     def history_chart(self, snippet: str, verdict: str, title: str = "", device: str = "cpu") -> str:
         """A chart of one recorded verdict's ratio across the recorded torch versions on ``device``."""
-        outcomes = tuple(o for o in self._records(snippet) if o.device_class.split("-", 1)[0] == device)
-        record = ratio_chart(snippet, verdict, outcomes, title or f"{snippet} · {verdict}", self.words.series)
+        record = self.chart(snippet, verdict, title, device)
         return f'\n<figure class="snippet-chart snippet-history-chart">{charts.svg(record)}' \
                f"<figcaption>{inert(record.title)}</figcaption></figure>\n\n"
 
@@ -327,11 +342,10 @@ class MarkdownHistories(Histories):
     as one (an SVG is not what a platform takes)."""
 
     def history(self, spec: Any, device: str = "cpu") -> str:
-        return markdown(build(rows(spec), self._records, device, self.words, self.key), self.words)
+        return markdown(self.table(spec, device), self.words)
 
     def history_chart(self, snippet: str, verdict: str, title: str = "", device: str = "cpu") -> str:
-        outcomes = tuple(o for o in self._records(snippet) if o.device_class.split("-", 1)[0] == device)
-        record = ratio_chart(snippet, verdict, outcomes, title or f"{snippet} · {verdict}", self.words.series)
+        record = self.chart(snippet, verdict, title, device)
         ratios = zip(record.x, *(record.series[k] for k in self.words.series), strict=True)
         lines = [f"| torch {inert(v)} | {readable(r)}× ({readable(lo)}–{readable(hi)}) |"
                  for v, r, lo, hi in ratios]
