@@ -18,6 +18,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from perfblog.core.gcpause import collector_paused
+from perfblog.core.workers import Task, Workers
 from perfblog.seo import links, rules, sitemap, sitewide, text
 from perfblog.seo import robots as robots_txt
 from perfblog.seo.checks import page_findings
@@ -156,6 +157,11 @@ class Audited:
         return cls(result, sitewide.SiteIndex.entry(facts), links.Linked.of(facts), facts)
 
 
+def audit_page(html: bytes, page: str) -> Audited:
+    """One page audited, without its facts: what a worker process sends back (`Auditor.read`)."""
+    return replace(Audited.of(read_page(html, page)), facts=None)
+
+
 def page_key(html: bytes, page: str) -> bytes:
     """What a memo knows an audited page by: its bytes and its path."""
     return hashlib.blake2b(html + b"\0" + page.encode(), digest_size=20).digest()
@@ -169,10 +175,13 @@ class Auditor:
     """
 
     def __init__(self, site_dir: Path, memo: dict[bytes, Audited] | None = None, *,
-                 memo_facts: bool = True) -> None:
+                 memo_facts: bool = True, workers: Workers | None = None) -> None:
         """`memo_facts`: the memo keeps each page's facts too (`serve`'s panel shows them); a build's
-        memo, kept on disk, does not (nor, then, does the build keep every page's text in memory)."""
+        memo, kept on disk, does not (nor, then, does the build keep every page's text in memory).
+        `workers`: pages not in the memo are audited in them, and `read` gives no facts."""
         self.site_dir = site_dir
+        self._workers = workers if not memo_facts else None  # a page's facts stay in the process reading it
+        self._auditing: dict[str, tuple[bytes, Task[Audited]]] = {}  # page -> its memo key, its audit
         self._results: dict[str, PageResult] = {}
         self._linked: list[links.Linked] = []
         self._index = sitewide.SiteIndex(site_dir)
@@ -188,18 +197,38 @@ class Auditor:
         the last build) a page whose HTML and path were audited before is not parsed again."""
         key = page_key(html, page)
         audited = self._memo.get(key) if self._memo is not None else None
+        if audited is None and self._workers is not None:
+            self._auditing[page] = (key, self._workers.run(audit_page, html, page))
+            self._settle(ready_only=True)  # each page's HTML is let go as soon as its audit is back
+            return None
         if audited is None:
             audited = Audited.of(read_page(html, page))
-            if self._memo is not None:
-                if len(self._memo) > MEMO_PAGES:
-                    self._memo.clear()
-                self._memo[key] = audited if self._memo_facts else replace(audited, facts=None)
+            self._remember(key, audited)
         self.keys.append(key)
         self._keep(audited)
         return audited.facts
 
+    def _remember(self, key: bytes, audited: Audited) -> None:
+        if self._memo is not None:
+            if len(self._memo) > MEMO_PAGES:
+                self._memo.clear()
+            self._memo[key] = audited if self._memo_facts else replace(audited, facts=None)
+
+    def _settle(self, *, ready_only: bool = False) -> None:
+        """Keep what the workers found of the pages handed to them, in the order they were (`ready_only`:
+        up to the first the workers are not done with, without waiting)."""
+        while self._auditing:
+            page, (key, task) = next(iter(self._auditing.items()))
+            if ready_only and not task.ready:
+                break
+            audited = task.result()
+            self._remember(key, audited)
+            self.keys.append(key)
+            self._keep(audited)
+            del self._auditing[page]
+
     def __contains__(self, page: str) -> bool:
-        return page in self._results
+        return page in self._results or page in self._auditing
 
     def add(self, facts: PageFacts) -> PageResult:
         """Audit one page; its findings so far (the site-wide ones are added by `finish`)."""
@@ -217,12 +246,13 @@ class Auditor:
         """Audit the documents under the site folder that were not added yet (404.html, copied pages)."""
         if not self.site_dir.is_dir():
             raise AuditError(f"{self.site_dir}: not a folder of built HTML")
-        for rel, html in iter_pages(self.site_dir, skip=self._results):
+        for rel, html in iter_pages(self.site_dir, skip=self):
             self.read(html, rel)
 
     @property
     def linked(self) -> list[links.Linked]:
         """Every page added, as the link graph sees it."""
+        self._settle()
         return sorted(self._linked, key=lambda p: page_order(p.page))
 
     def link_findings(self, published: frozenset[str] = frozenset()) -> list[Finding]:
@@ -234,6 +264,7 @@ class Auditor:
     @collector_paused()
     def finish(self) -> AuditReport:
         """The report: every page's findings, then the rules that compare pages, robots.txt and sitemaps."""
+        self._settle()
         site_dir = self.site_dir
         robots = robots_txt.read(site_dir)
         results = {page: self._results[page] for page in sorted(self._results, key=page_order)}

@@ -16,15 +16,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import multiprocessing
-import os
 import re
 import struct
-import threading
-import time
 import zlib
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -36,6 +30,7 @@ from perfblog.core import fonts, slug
 from perfblog.core.cache import Cache
 from perfblog.core.errors import FontError
 from perfblog.core.fonts import FONT_DIRS, Font
+from perfblog.core.workers import Task, Workers
 from perfblog.seo.errors import CardError
 
 WIDTH, HEIGHT = 1200, 630  # the size Open Graph, X and WeChat all show whole
@@ -47,8 +42,6 @@ FOLDER = "_seo/cards"
 CACHE_FOLDER = "cards"
 #: A card's file name: the ASCII slug of its page's path cut to this many characters, then its hash.
 NAME_MAX = 48
-#: A build draws in worker processes once this many cards wait (a pool costs its start-up).
-POOL_MIN = 12
 
 _BACKGROUND = ("#1f2a6b", "#3949ab")  # top-left to bottom-right, Material's indigo darkened
 _TITLE_COLOUR = "#ffffff"
@@ -260,43 +253,14 @@ def file_name(page_path: str, key: str) -> str:
     return f"{FOLDER}/{words}-{key[:10]}.png"
 
 
-_WORKER: tuple[str, str, Font] | None = None  # in a worker process: what every card of the build shares
-
-
-def _start_worker(site_name: str, host: str, font: Font, build: int) -> None:
-    """A worker keeps what every card shares, and ends when the build process `build` is gone (killed,
-    say): a pool's idle workers would otherwise wait for work forever."""
-    global _WORKER
-    _WORKER = (site_name, host, font)
-    if os.name == "posix":  # signal 0 only asks whether the process exists (on Windows it would kill it)
-        threading.Thread(target=_end_with, args=(build,), daemon=True).start()
-
-
-def _end_with(build: int) -> None:
-    while True:
-        time.sleep(2)
-        try:
-            os.kill(build, 0)
-        except ProcessLookupError:
-            os._exit(0)
-        except PermissionError:  # it exists
-            pass
-
-
-def _draw_in_worker(title: str) -> bytes:
-    assert _WORKER is not None, "a card worker starts with _start_worker"
-    site_name, host, font = _WORKER
-    return png(title, site_name, host, font)
-
-
 class Cards:
     """Draws (or takes from the cache) each page's card and writes it into the built site.
 
-    With `workers` > 1 a card not in the cache is drawn later: in a pool of that many processes once
-    POOL_MIN wait, else here, by `finish`, which the build calls before anything reads the cards."""
+    Given `workers`, a card not in the cache is drawn later, in them (or, with too few for a pool, here),
+    and written by `finish`, which the build calls before anything reads the cards."""
 
     def __init__(self, font: Font, site_name: str, host: str, cache: Cache, site_dir: Path,
-                 workers: int = 0) -> None:
+                 workers: Workers | None = None) -> None:
         self.font = font
         self.site_name = site_name
         self.host = host
@@ -305,9 +269,7 @@ class Cards:
         self.workers = workers
         self._font_identity = font.identity()
         self.drawn = 0  # cards drawn for this build (the rest came from the cache)
-        self._waiting: dict[str, tuple[str, set[str]]] = {}  # key -> (title, where it goes in the site)
-        self._drawing: dict[str, Future[bytes]] = {}
-        self._pool: ProcessPoolExecutor | None = None
+        self._waiting: dict[str, tuple[Task[bytes], set[str]]] = {}  # key -> (its drawing, where it goes)
 
     def key(self, title: str) -> str:
         """The content hash a card is cached under."""
@@ -334,43 +296,18 @@ class Cards:
             self._waiting[key][1].add(relative)
         elif self.cache.holds(cached):
             self.cache.publish(cached, self.site_dir, relative)
-        elif self.workers > 1:
-            self._waiting[key] = (title, {relative})
-            self._draw_elsewhere()
+        elif self.workers is not None:
+            drawing = self.workers.run(png, title, self.site_name, self.host, self.font)
+            self._waiting[key] = (drawing, {relative})
         else:
             self.cache.keep(f"{CACHE_FOLDER}/{key}.png", self.png(title), self.site_dir, [relative])
         return card
 
-    def _draw_elsewhere(self) -> None:
-        """Hand every waiting card to the pool, started once POOL_MIN wait."""
-        if self._pool is None:
-            if len(self._waiting) < POOL_MIN:
-                return
-            methods = multiprocessing.get_all_start_methods()  # a fork of a process with threads may hang
-            context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=context, initializer=_start_worker,
-                                             initargs=(self.site_name, self.host, self.font, os.getpid()))
-        for key, (title, _) in self._waiting.items():
-            if key not in self._drawing:
-                self._drawing[key] = self._pool.submit(_draw_in_worker, title)
-
     def finish(self) -> None:
-        """Write every card still waiting or being drawn, then stop the pool."""
+        """Write every card still waiting or being drawn."""
         try:
-            for key, (title, where) in self._waiting.items():
-                future = self._drawing.get(key)
-                try:
-                    data = future.result() if future is not None else None
-                except BrokenProcessPool:  # a worker died (out of memory, killed): draw it here
-                    data = None
-                if data is None:
-                    data = self.png(title)
-                else:
-                    self.drawn += 1
-                self.cache.keep(f"{CACHE_FOLDER}/{key}.png", data, self.site_dir, where)
+            for key, (drawing, where) in self._waiting.items():
+                self.cache.keep(f"{CACHE_FOLDER}/{key}.png", drawing.result(), self.site_dir, where)
+                self.drawn += 1
         finally:
             self._waiting.clear()
-            self._drawing.clear()
-            if self._pool is not None:
-                self._pool.shutdown(cancel_futures=True)
-                self._pool = None

@@ -24,6 +24,7 @@ from perfblog.core.errors import BlogError, ProjectError
 from perfblog.core.escape import html_text
 from perfblog.core.fsio import atomic_write
 from perfblog.core.posts import check_sources
+from perfblog.core.workers import Workers
 from perfblog.seo import (
     audit,
     cards,
@@ -127,15 +128,17 @@ class SeoPlugin(BasePlugin[SeoConfig]):
                 raise PluginError(f"seo: {exc}") from exc
             self.server_url = url
         self.theme = theme.apply(config, self.config)  # only what mkdocs.yml asks for
+        # A build draws cards and audits pages in worker processes while MkDocs renders; serve draws and
+        # audits the few pages an edit changes here.
+        self.workers = None if self.serving else Workers(os.cpu_count() or 1)
         self.cards = None
         if self.config.seo_cards and not _social_cards(config):
             try:
                 font = cards.find_font(self.config.seo_card_font, base=layout.root)
             except SeoError as exc:
                 raise PluginError(f"seo: {exc}") from exc
-            workers = 0 if self.serving else os.cpu_count() or 1  # serve draws the few it needs, here
             self.cards = cards.Cards(font, config.site_name, urlsplit(url).netloc, self.cache,
-                                     Path(config.site_dir), workers)  # fmt: skip
+                                     Path(config.site_dir), self.workers)  # fmt: skip
         return config
 
     @event_priority(-100)  # after Material's blog plugin has registered its `date` filter
@@ -226,7 +229,8 @@ class SeoPlugin(BasePlugin[SeoConfig]):
         own = memo.name_for(config.config_file_path)  # each config of a folder keeps its own
         self.memo = None if self.serving else memo.BuildMemo.load(self.cache, own)
         known = memo.SERVED.pages if self.memo is None else self.memo.pages
-        self.auditor = (audit.Auditor(Path(config.site_dir), known, memo_facts=self.serving)
+        self.auditor = (audit.Auditor(Path(config.site_dir), known, memo_facts=self.serving,
+                                      workers=self.workers)
                         if self.config.seo_audit or self.serving else None)  # fmt: skip
         self.panel_facts: dict[str, PageFacts] = {}  # serve only: what the SEO panel of each post shows
 
@@ -297,6 +301,16 @@ class SeoPlugin(BasePlugin[SeoConfig]):
             raise PluginError(f"seo: {exc}") from exc
         except OSError as exc:  # sitemaps, robots.txt, the feed and the key file are written into site_dir
             raise PluginError(f"seo: cannot write into {site_dir}: {exc}") from exc
+        finally:
+            self._stop_workers()
+
+    def on_build_error(self, *, error: Exception) -> None:
+        self._stop_workers()
+
+    def _stop_workers(self) -> None:
+        """The worker processes end with the build, whichever way it ends."""
+        if self.workers is not None:
+            self.workers.shutdown()
 
     def _keep_memo(self) -> None:
         """A memo that cannot be written costs the next build time, never its findings."""

@@ -4,8 +4,6 @@ cached by content hash, with a clear error when no CJK font can be had."""
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 import zlib
 from io import BytesIO
 from pathlib import Path
@@ -15,6 +13,7 @@ from PIL import Image, ImageChops, ImageDraw
 
 from perfblog.core import fonts
 from perfblog.core.cache import Cache
+from perfblog.core.workers import Workers
 from perfblog.seo import cards
 from perfblog.seo.errors import CardError
 
@@ -144,40 +143,31 @@ def test_a_long_chinese_path_is_written_under_a_short_name(font, tmp_path):
     assert (tmp_path / "site" / card.path).is_file()
 
 
-def test_a_cold_build_draws_in_worker_processes_the_same_cards(font, tmp_path, monkeypatch):
-    """Past POOL_MIN waiting cards a pool draws them; `finish` writes each where every page asked for it,
+def test_a_cold_build_draws_in_worker_processes_the_same_cards(font, tmp_path):
+    """Once a pool starts its workers draw the cards; `finish` writes each where every page asked for it,
     byte for byte what this process would draw, and caches it for the next build."""
-    monkeypatch.setattr(cards, "POOL_MIN", 2)
-    pooled = cards.Cards(font, "站点", "example.org", Cache(tmp_path / "a"), tmp_path / "a" / "site", 2)
+    pool = Workers(2, start_at=2)
+    pooled = cards.Cards(font, "站点", "example.org", Cache(tmp_path / "a"), tmp_path / "a" / "site", pool)
     titles = ["图断裂", "重新编译", "整图编译"]
     made = [pooled.publish(title, f"文章/{title}/") for title in titles]
     twin = pooled.publish(titles[0], "另一篇/")  # the same card for a second page
-    assert pooled._pool is not None and not (tmp_path / "a" / "site" / made[0].path).exists()
+    assert pool.started and not (tmp_path / "a" / "site" / made[0].path).exists()
     pooled.finish()
-    assert pooled.drawn == 3 and pooled._pool is None
+    pool.shutdown()
+    assert pooled.drawn == 3
     here = cards.Cards(font, "站点", "example.org", Cache(tmp_path / "b"), tmp_path / "b" / "site")
     for title, card in zip(titles, made, strict=True):
         assert (tmp_path / "a" / "site" / card.path).read_bytes() == here.png(title)
     assert (tmp_path / "a" / "site" / twin.path).read_bytes() == here.png(titles[0])
-    again = cards.Cards(font, "站点", "example.org", Cache(tmp_path / "a"), tmp_path / "a" / "site2", 2)
+    again = cards.Cards(font, "站点", "example.org", Cache(tmp_path / "a"), tmp_path / "a" / "site2", pool)
     again.publish(titles[1], "文章/x/")
     again.finish()
     assert again.drawn == 0  # cached by the pooled build
 
 
 def test_with_workers_a_few_cards_are_drawn_here_without_a_pool(font, tmp_path):
-    few = cards.Cards(font, "站点", "example.org", Cache(tmp_path), tmp_path / "site", 4)
+    pool = Workers(4)
+    few = cards.Cards(font, "站点", "example.org", Cache(tmp_path), tmp_path / "site", pool)
     card = few.publish(TITLE, "a/")
     few.finish()
-    assert few._pool is None and few.drawn == 1 and (tmp_path / "site" / card.path).is_file()
-
-
-def test_a_card_worker_ends_when_its_build_is_gone():
-    """A build killed mid-way leaves no pool worker waiting for work forever."""
-    child = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
-                           text=True, check=True)  # fmt: skip
-    gone = int(child.stdout)  # a process that has ended
-    code = ("import sys, time; from perfblog.seo import cards; from perfblog.core.fonts import Font; "
-            f"cards._start_worker('s', 'h', Font(__import__('pathlib').Path('x')), {gone}); time.sleep(30)")
-    worker = subprocess.run([sys.executable, "-c", code], timeout=20, check=False)
-    assert worker.returncode == 0
+    assert not pool.started and few.drawn == 1 and (tmp_path / "site" / card.path).is_file()

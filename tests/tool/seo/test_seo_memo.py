@@ -15,6 +15,7 @@ import seo_pages
 from paths import DATA
 
 from perfblog.core.cache import Cache
+from perfblog.core.workers import Workers
 from perfblog.seo import audit, memo, related
 from perfblog.seo.audit import Auditor, AuditReport
 
@@ -163,3 +164,22 @@ def test_a_second_build_of_unchanged_pages_logs_the_same_audit_and_never_loads_t
     assert (tmp_path / memo.MEMO_FILE).is_file()
     second = logged()
     assert second == [*first[:-1], "rjieba loaded: False"]
+
+
+def test_pages_audited_in_worker_processes_give_the_same_findings_and_memo(broken, tmp_path):
+    """A build audits in its worker processes the pages its memo does not know: every finding, score and
+    word count is what this process finds, and the memo it keeps gives them back."""
+    here = _remembered(broken, tmp_path / "here.json")
+    pool = Workers(2, start_at=1)
+    try:
+        known = _load(tmp_path / "pooled.json")
+        auditor = Auditor(broken, known.pages, memo_facts=False, workers=pool)
+        auditor.add_files()
+        assert pool.started
+        pooled = auditor.finish()
+        known.save(auditor.keys)
+    finally:
+        pool.shutdown()
+    assert _everything(pooled) == _everything(here)
+    again, _ = _audit(broken, _load(tmp_path / "pooled.json"))
+    assert _everything(again) == _everything(here)
