@@ -3,8 +3,11 @@
 Python-Markdown's inline patterns are quadratic on some input (a body of 20,000 `[` takes 49 s; see
 docs/security.md), and a post's Markdown comes from contributors who are not trusted to make the build
 hang. MkDocs builds, and `serve` rebuilds, in the main thread, so a conversion is bounded in process by
-``SIGALRM`` (``signal.setitimer``); the previous handler and timer are restored afterwards. Where no
-alarm is possible (another thread, no ``SIGALRM``) the conversion runs unbounded, with a debug note.
+``SIGPROF`` (``signal.setitimer(ITIMER_PROF)``); the previous handler and timer are restored afterwards.
+Where no alarm is possible (another thread, no ``SIGPROF``) the conversion runs unbounded, with a debug
+note. The bound is CPU time, the process's own: quadratic Markdown spends it, while a loaded machine (a
+CI runner, the card and audit workers) only makes a conversion wait longer for a core, which must not
+fail a build that builds.
 
 Both plugins call ``bound_conversions`` for every page (whichever comes first wraps it); the limit is
 the snippets plugin's option ``markdown_timeout`` (``seconds``), the default when the site has none.
@@ -30,8 +33,11 @@ from perfblog.core.fsio import display_path
 
 log = logging.getLogger("mkdocs.plugins.perfblog")
 
-#: Seconds one conversion may take by default: a long ordinary post converts in well under one.
+#: Seconds of CPU one conversion may take by default: a long ordinary post converts in well under one.
 DEFAULT_SECONDS: float = 10
+#: The timer a bound sets, its signal, and the clock it counts: the process's CPU time.
+_TIMER, _SIGNAL = getattr(signal, "ITIMER_PROF", None), getattr(signal, "SIGPROF", None)
+_clock = time.process_time
 #: The option of the snippets plugin that sets the limit (defined in ``generator/config.py``).
 OPTION = "markdown_timeout"
 #: Set on a function this module wrapped, so a second plugin does not wrap it again.
@@ -55,56 +61,56 @@ def seconds(config: Any) -> float:
 
 
 def can_alarm() -> bool:
-    """Whether a conversion here can be bounded: SIGALRM exists and this is the main thread."""
-    return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    """Whether a conversion here can be bounded: SIGPROF exists and this is the main thread."""
+    return _SIGNAL is not None and threading.current_thread() is threading.main_thread()
 
 
 @contextmanager
 def bounded(limit: float, what: str, error: Callable[[str], Exception] = TimeBoundExceeded) -> Iterator[None]:
-    """Run the body for at most ``limit`` seconds (0: no bound), else raise ``error`` naming ``what``.
+    """Run the body for at most ``limit`` seconds of CPU (0: no bound), else raise ``error`` naming ``what``.
 
-    An alarm already set (an outer bound, a test's own) keeps its time: the earlier of the two fires
+    A timer already set (an outer bound, a profiler's) keeps its time: the earlier of the two fires
     first, and the outer one is set again, less the time spent here, on the way out."""
     if not limit:
         yield
         return
     if not can_alarm():
-        log.debug("%s: not bounded in time (no SIGALRM in this thread)", what)
+        log.debug("%s: not bounded in time (no SIGPROF in this thread)", what)
         yield
         return
     state = {"armed": True, "outer_fired": False}
-    started = time.monotonic()
+    started = _clock()
     deadline = started + limit
 
     def expire(signum: int, frame: Any) -> None:
         if not state["armed"]:
             return
-        left = deadline - time.monotonic()
-        if left > 0.001:  # the outer alarm's time came first: its handler runs, this bound goes on
+        left = deadline - _clock()
+        if left > 0.001:  # the outer timer's time came first: its handler runs, this bound goes on
             state["outer_fired"] = True
-            signal.setitimer(signal.ITIMER_REAL, left)
+            signal.setitimer(_TIMER, left)
             if callable(previous):
                 previous(signum, frame)
             return
         raise _Expired(state)
 
-    previous = signal.signal(signal.SIGALRM, expire)
-    outer, interval = signal.setitimer(signal.ITIMER_REAL, limit)
+    previous = signal.signal(_SIGNAL, expire)
+    outer, interval = signal.setitimer(_TIMER, limit)
     if outer and outer < limit:
-        signal.setitimer(signal.ITIMER_REAL, outer)
+        signal.setitimer(_TIMER, outer)
     try:
         yield
     except _Expired as exc:
         if exc.args[0] is not state:
             raise
-        raise error(f"{what} took more than {limit:g} s (the limit `{OPTION}`); "
+        raise error(f"{what} took more than {limit:g} s of CPU (the limit `{OPTION}`); "
                     f"Python-Markdown is slow on some input (docs/security.md)") from None
     finally:
         state["armed"] = False
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        signal.setitimer(_TIMER, 0)
+        signal.signal(_SIGNAL, previous)
         if outer and not state["outer_fired"]:
-            signal.setitimer(signal.ITIMER_REAL, max(outer - (time.monotonic() - started), 1e-6), interval)
+            signal.setitimer(_TIMER, max(outer - (_clock() - started), 1e-6), interval)
 
 
 def bound_conversions(page: Any, limit: float) -> None:

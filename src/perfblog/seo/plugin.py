@@ -66,6 +66,7 @@ class SeoPlugin(BasePlugin[SeoConfig]):
 
     serving = False  # until on_startup says the command is `serve`
     baseline_out: Path | None = None  # `blog seo baseline`: write the build's findings here, fail on none
+    workers: Workers | None = None  # a build's worker processes, from on_config (an error may come first)
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         self.serving = command == "serve"  # only `serve` shows the draft banner and the SEO panel
