@@ -8,7 +8,7 @@ Python of the blog's environment (the one with the blog's plugins and perfblog),
 with `--mkdocs`. Each round builds plain, then ours with the cache folder removed (cold, as a CI runner
 without a cache starts), then ours again (warm); rounds are interleaved so drift on a shared machine
 falls on all three alike. Each build runs in its own wrapper process, so its wall time and peak memory
-(`resource.getrusage(RUSAGE_CHILDREN)`: the largest process of the build, card workers included) are
+(`resource.getrusage(RUSAGE_CHILDREN)`: the largest process of the build, its worker processes included) are
 its own. Medians are reported, with each build's time, and the ratio to plain (targets: cold ≤ 1.5x,
 warm ≤ 1.2x).
 """
@@ -28,7 +28,7 @@ from pathlib import Path
 #: Runs one build and prints its wall time and the peak RSS of its largest process, as JSON.
 _WRAPPER = """
 import ctypes, json, os, resource, subprocess, sys, time
-try:  # orphans of the build (the card pool's fork server, reparented when the build exits) come here
+try:  # orphans of the build (the worker pool's fork server, reparented when the build exits) come here
     ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
 except (OSError, AttributeError):
     pass
@@ -57,7 +57,7 @@ def _say(line: str) -> None:
 
 def measure(command: list[str], cwd: Path) -> dict:
     """One build in a fresh wrapper process: {"rc", "wall_s", "cpu_s", "peak_bytes", "tail"}: its CPU time is
-    that of every process of the build (card workers too), the measure a loaded machine disturbs least."""
+    that of every process of the build (its workers too), the measure a loaded machine disturbs least."""
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     out = subprocess.run([sys.executable, "-c", _WRAPPER, *command], cwd=cwd, env=env, capture_output=True,
                          text=True, check=True)  # fmt: skip
