@@ -11,13 +11,15 @@ bounded in size. What is ignored is made again. See docs/security.md ("Caches").
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import logging
 import os
 import shutil
 import stat
 import subprocess
 from collections.abc import Iterable
-from functools import cached_property
+from functools import cached_property, lru_cache
+from importlib import resources
 from pathlib import Path
 
 from perfblog.core.errors import BlogError
@@ -29,6 +31,23 @@ log = logging.getLogger("mkdocs.plugins.perfblog.cache")
 CACHE_DIR = ".cache/perfblog"
 
 _GIT_TIMEOUT = 30  # seconds for `git ls-files`: a cache check must never hang a build
+
+
+@lru_cache(maxsize=1)
+def code_digest() -> str:
+    """A digest of this package's files, code and data: what a cached entry derived by this code (an
+    audited page, a snippet's download) depends on besides its own input."""
+    digest = hashlib.blake2b(digest_size=16)
+    stack = [resources.files("perfblog")]
+    while stack:
+        folder = stack.pop()
+        for item in sorted(folder.iterdir(), key=lambda i: i.name):
+            if item.is_dir():
+                if item.name != "__pycache__":
+                    stack.append(item)
+            elif not item.name.endswith(".pyc"):
+                digest.update(item.name.encode() + b"\0" + item.read_bytes())
+    return digest.hexdigest()
 
 
 class UnsafePath(BlogError):

@@ -103,8 +103,9 @@ class Build:
         page = embeds.Page(url=page_url, language=page_language(meta, self.language),
                            torch=str(declared) if declared is not None else self.torch)
         rendered = self._with_downloads(self.renderer.fill(template, page), template.post, page)
-        findings = [*claims.bare_ratios(markdown, self._shown_value, offset),
-                    *claims.typed_results(markdown, self._shown_value, offset)]
+        prose = claims.Prose(markdown)  # read once for both checks
+        findings = [*claims.bare_ratios(prose, self._shown_value, offset),
+                    *claims.typed_results(prose, self._shown_value, offset)]
         for finding in findings:
             self._warn_line(post, finding.line, finding.message())
         return _with_versions_note(rendered, self.renderer.shown, page)
@@ -263,7 +264,8 @@ class Build:
             if source.is_dir():
                 publish_images(source, site_dir / "_snippets" / resolved.snippet.stem / source.name,
                                result.images, self._finding)
-        downloads.publish(site_dir, downloads.make_all(r.snippet for r in self._prepared.values()))
+        downloads.publish(site_dir, downloads.make_all((r.snippet for r in self._prepared.values()),
+                                                             self.cache))
         for name, blob in self.renderer.media.files.items():
             atomic_write(site_dir / sanitize.Media.FOLDER / name, blob)
         if self.styled:

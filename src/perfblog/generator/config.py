@@ -104,7 +104,8 @@ class SnippetsConfig(base.Config):
     """Seconds of CPU one Markdown conversion may take (0: no limit; CPU time, so a busy machine does not
     fail a build): each page, each post's excerpt on the blog's index pages, each `text/markdown` output;
     past it the build fails naming the page. One line of Markdown can take Python-Markdown minutes
-    (docs/security.md); this is what keeps it from hanging the build. It holds for the seo plugin's pages too, also on a site without this plugin (the default)."""
+    (docs/security.md); this is what keeps it from hanging the build. It holds for the seo plugin's pages
+    too, also on a site without this plugin (the default)."""
     cache = c.Type(bool, default=True)
     """Keep what builds derive for the next build (the audit's memo, social cards, chart PNGs, the pinyin
     of titles) in `cache_dir`; `false`: every build makes it all again and writes no cache. It holds for

@@ -22,13 +22,13 @@ import logging
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
-from importlib import metadata, resources
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from perfblog.core.cache import CACHE_DIR, Cache
+from perfblog.core.cache import CACHE_DIR, Cache, code_digest
 from perfblog.core.fsio import load_json
 from perfblog.core.gcpause import collector_paused
 from perfblog.seo import audit, links, rules
@@ -63,17 +63,7 @@ class ForgedEntry(ValueError):
 def version() -> str:
     """What an entry depends on besides its page: this package's code and data (every rule, the
     dictionary of terms), and the versions of the parser and the segmenter."""
-    digest = hashlib.blake2b(digest_size=16)
-    package = resources.files("perfblog")
-    stack = [package]
-    while stack:
-        folder = stack.pop()
-        for item in sorted(folder.iterdir(), key=lambda i: i.name):
-            if item.is_dir():
-                if item.name != "__pycache__":
-                    stack.append(item)
-            elif not item.name.endswith(".pyc"):
-                digest.update(item.name.encode() + b"\0" + item.read_bytes())
+    digest = hashlib.blake2b(code_digest().encode(), digest_size=16)
     for library in ("lxml", "rjieba", "numpy"):
         try:
             digest.update(f"{library}={metadata.version(library)}".encode())

@@ -52,13 +52,15 @@ def is_ratio(record: ValueRecord) -> bool:
     return isinstance(record.value, float) and record.unit in RATIO_UNITS
 
 
-def bare_ratios(markdown: str, value_of: Callable[[str, str], ValueRecord | None],
+def bare_ratios(markdown: str | Prose, value_of: Callable[[str, str], ValueRecord | None],
                 line_offset: int = 0) -> list[Finding]:
     """Each value() of a ratio in a sentence that also says 快/慢/倍/faster/slower.
 
     ``value_of(snippet, name)`` is the shown record of a value, None when there is none (not a ratio).
+    A page's ``Prose`` may be given, read once for both checks.
     """
-    prose = Prose(markdown)
+    prose = markdown if isinstance(markdown, Prose) else Prose(markdown)
+    markdown = prose.markdown
     findings = []
     for start, end in prose.sentences:
         word = COMPARING.search(prose.masked, start, end)
@@ -183,6 +185,8 @@ KINDS: tuple[Kind, ...] = (
         why="hedges a verdict, true only while the verdict's interval crosses the band's edge",
         instead='<% if verdict_of("SNIPPET", "NAME") == "inconclusive" %>…<% endif %>'),
 )
+#: What any kind says: a sentence that matches none is no kind's.
+_SAYS = re.compile("|".join(f"(?:{kind.says.pattern})" for kind in KINDS), re.I)
 
 
 @dataclass(frozen=True)
@@ -198,7 +202,7 @@ class Typed:
                 f"say it: {self.kind.instead} (docs/authoring.md)")
 
 
-def typed_results(markdown: str, value_of: Callable[[str, str], ValueRecord | None],
+def typed_results(markdown: str | Prose, value_of: Callable[[str, str], ValueRecord | None],
                   line_offset: int = 0) -> list[Typed]:
     """Each typed sentence of a ``KINDS`` kind: what makes it one (what it says, its device, its result)
     outside the blocks the results choose, ``<% if %>`` blocks whose test calls one of ``PREDICATES`` (the
@@ -207,7 +211,8 @@ def typed_results(markdown: str, value_of: Callable[[str, str], ValueRecord | No
     ``value_of(snippet, name)`` is the shown record of a value: a ``value()`` is a result when it shows a
     number (or nothing yet); a text the snippet recorded is its own words, not a measurement.
     """
-    prose = Prose(markdown)
+    prose = markdown if isinstance(markdown, Prose) else Prose(markdown)
+    markdown = prose.markdown
     chosen = _chosen(prose, set(PREDICATES))
     starts = [a for a, _ in chosen]
 
@@ -217,6 +222,8 @@ def typed_results(markdown: str, value_of: Callable[[str, str], ValueRecord | No
 
     findings = []
     for start, end in prose.sentences:
+        if not _SAYS.search(prose.masked, start, end):  # most sentences say nothing of any kind
+            continue
         for kind in KINDS:
             said = typed(kind.says, start, end)
             if said is None or (kind.device and typed(_DEVICES, start, end) is None):

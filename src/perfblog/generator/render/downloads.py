@@ -15,16 +15,20 @@ A download runs by itself where only torch and the packages its header names are
 from __future__ import annotations
 
 import ast
+import hashlib
 import html
+import json
 import re
 import sys
 import textwrap
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
+from importlib import metadata
 from pathlib import Path
 
 import perfblog
-from perfblog.core.fsio import atomic_write
+from perfblog.core.cache import Cache, code_digest
+from perfblog.core.fsio import UnreadableJSON, atomic_write, load_json
 from perfblog.generator.errors import GeneratorError
 from perfblog.generator.render import inline
 from perfblog.generator.render.inline import Binding, Modules, Span
@@ -84,24 +88,56 @@ def box(stems: Iterable[str], language: str, relative: Callable[[str], str]) -> 
     return f'\n\n<p class="snippet-downloads">{items}</p>\n' if items else ""
 
 
-def make_all(snippets: Iterable[Snippet]) -> list[Download]:
+def make_all(snippets: Iterable[Snippet], cache: Cache | None = None) -> list[Download]:
     """The downloads of ``snippets``, the project's modules read once; a download whose snippet file and
-    modules are unchanged since an earlier build of this process (``mkdocs serve``) is not made again."""
+    modules are unchanged since an earlier build of this process (``mkdocs serve``), or of this code with
+    the same ``cache``, is not made again."""
     found: dict[Path, tuple[Modules, inline.Recording]] = {}
     made = []
     for snippet in snippets:
         key = (str(snippet.path), snippet.file_hash, tuple(sorted(snippet.modules.items())))
         if key not in _MADE:
-            if snippet.root not in found:
-                modules = modules_for(snippet.root)
-                found[snippet.root] = (modules, inline.Recording.of(modules))
-            _MADE[key] = make(snippet, *found[snippet.root])
+            name = f"{CACHE_FOLDER}/{_cache_key(key)}.json"
+            kept = _read(cache, name, snippet.stem) if cache is not None else None
+            if kept is None:
+                if snippet.root not in found:
+                    modules = modules_for(snippet.root)
+                    found[snippet.root] = (modules, inline.Recording.of(modules))
+                kept = make(snippet, *found[snippet.root])
+                if cache is not None:
+                    cache.write(name, json.dumps(asdict(kept)).encode(), durable=False)  # derived: made again
+            _MADE[key] = kept
         made.append(_MADE[key])
     return made
 
 
 #: Downloads made in this process, by snippet file, its bytes' hash and its modules' hashes.
 _MADE: dict[tuple[str, str, tuple[tuple[str, str], ...]], Download] = {}
+#: Where made downloads are kept between builds, in the cache folder, and the most a file there may hold.
+CACHE_FOLDER, _CACHE_LIMIT = "downloads", 16 << 20
+
+
+def _cache_key(key: tuple[str, str, tuple[tuple[str, str], ...]]) -> str:
+    """A download's name in the cache: its snippet file, bytes and modules, this package's code (the
+    harness it copies in, this module) and jupytext's version (the notebook's writer)."""
+    material = [key, code_digest(), metadata.version("jupytext")]
+    return hashlib.blake2b(json.dumps(material).encode(), digest_size=20).hexdigest()
+
+
+def _read(cache: Cache, name: str, stem: str) -> Download | None:
+    """The cached download ``name`` of ``stem``, or None: absent, or not one this code wrote."""
+    data = cache.read(name, limit=_CACHE_LIMIT)
+    try:
+        kept = load_json(data) if data is not None else None
+    except UnreadableJSON:
+        return None
+    if not isinstance(kept, dict) or kept.get("stem") != stem:
+        return None
+    py, ipynb, packages = kept.get("py"), kept.get("ipynb"), kept.get("packages")
+    if not (isinstance(py, str) and isinstance(ipynb, str) and isinstance(packages, list)
+            and all(isinstance(p, str) for p in packages)):
+        return None
+    return Download(stem, py, ipynb, tuple(packages))
 
 
 def needs(py: str) -> tuple[str, ...]:

@@ -14,6 +14,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from perfblog.core.cache import CACHE_DIR, Cache
 from perfblog.generator.render import downloads
 from perfblog.generator.source.snippet import load
 
@@ -141,6 +142,33 @@ def test_the_notebook_holds_the_same_code_and_is_valid(made: downloads.Download)
 def test_a_download_is_the_same_bytes_every_time(root: Path, made: downloads.Download) -> None:
     again = downloads.make(load(root / "demo.py", root), downloads.modules_for(root))
     assert (again.py, again.ipynb) == (made.py, made.ipynb)
+
+
+def test_a_build_takes_a_download_from_the_cache_when_the_snippet_its_modules_and_the_code_are_the_same(
+        root: Path, made: downloads.Download, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Making the downloads is a tenth of a build's own cost for the snippets plugin; a build keeps them in
+    the cache folder as it does cards, and a cached file that is not a download of this snippet is made
+    again."""
+    cache = Cache(tmp_path)
+    snippet = load(root / "demo.py", root)
+    monkeypatch.setattr(downloads, "_MADE", {})  # a fresh process: `serve`'s memo is empty
+    (first,) = downloads.make_all([snippet], cache)
+    assert first == made
+    (kept,) = (tmp_path / CACHE_DIR / downloads.CACHE_FOLDER).iterdir()
+
+    def unmade(*args: object) -> None:
+        raise AssertionError("made again")
+
+    monkeypatch.setattr(downloads, "_MADE", {})
+    monkeypatch.setattr(downloads, "make", unmade)
+    assert downloads.make_all([snippet], cache) == [made]
+    monkeypatch.undo()
+    for wrong in (b"{", json.dumps({**json.loads(kept.read_bytes()), "stem": "other"}).encode(),
+                  json.dumps({**json.loads(kept.read_bytes()), "packages": [1]}).encode()):
+        kept.write_bytes(wrong)
+        monkeypatch.setattr(downloads, "_MADE", {})
+        assert downloads.make_all([snippet], cache) == [made]
+        assert json.loads(kept.read_bytes())["stem"] == "demo"  # made and cached again
 
 
 def test_the_links_name_both_files_relative_to_the_page() -> None:
