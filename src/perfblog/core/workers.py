@@ -21,6 +21,16 @@ T = TypeVar("T")
 
 #: Tasks wait in this process until this many do; then a pool starts and takes them all.
 START_AT = 12
+#: The most workers a build starts: what they do (cards, audits) is about half of what the build's own
+#: process does while they work, so more would wait idle, each holding its own parser and dictionary.
+MOST = 4
+
+
+def cores() -> int:
+    """How many workers a build starts here: the cores this process may run on (not the machine's, which
+    a container or `taskset` may deny it), at most MOST."""
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(usable, MOST))
 
 
 class Task(Generic[T]):

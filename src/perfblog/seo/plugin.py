@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,7 @@ from perfblog.core.errors import BlogError, ProjectError
 from perfblog.core.escape import html_text
 from perfblog.core.fsio import atomic_write
 from perfblog.core.posts import check_sources
-from perfblog.core.workers import Workers
+from perfblog.core.workers import Workers, cores
 from perfblog.seo import (
     audit,
     cards,
@@ -131,7 +130,7 @@ class SeoPlugin(BasePlugin[SeoConfig]):
         self.theme = theme.apply(config, self.config)  # only what mkdocs.yml asks for
         # A build draws cards and audits pages in worker processes while MkDocs renders; serve draws and
         # audits the few pages an edit changes here.
-        self.workers = None if self.serving else Workers(os.cpu_count() or 1)
+        self.workers = None if self.serving else Workers(cores())
         self.cards = None
         if self.config.seo_cards and not _social_cards(config):
             try:

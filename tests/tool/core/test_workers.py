@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 
+from perfblog.core import workers
 from perfblog.core.workers import Workers
 
 
@@ -37,6 +38,13 @@ def test_tasks_wait_here_until_enough_do_and_then_run_in_worker_processes():
         assert tasks[6].result() != os.getpid()
     finally:
         pool.shutdown()
+
+
+def test_a_build_starts_a_worker_for_each_core_it_may_run_on_up_to_a_few(monkeypatch):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(64)), raising=False)
+    assert workers.cores() == workers.MOST
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {3}, raising=False)
+    assert workers.cores() == 1
 
 
 def test_one_core_starts_no_pool():
