@@ -122,18 +122,29 @@ def _relative(folder: str, href: str) -> str | None:
     An encoded ``/`` or ``.`` (``%2F``, ``%2E``) is one segment to `urljoin` and two or a dot once
     decoded, so such an href takes `urljoin`'s way too.
     """
+    decoded = _relative_path(href)
+    if decoded is None:
+        return None
+    path, folder_like = decoded
+    rel = posixpath.normpath(folder + path)
+    if rel.startswith(".."):
+        return None
+    if rel == ".":
+        return ""
+    return rel + "/" if folder_like else rel
+
+
+@lru_cache(maxsize=1 << 16)  # the navigation's hrefs repeat on every page at the same depth
+def _relative_path(href: str) -> tuple[str, bool] | None:
+    """The decoded path of a relative reference, and whether it names a folder (ends in ``/``, ``.`` or
+    ``..``); None for any other href (see `_relative`)."""
     if href.startswith(("/", "?")) or _SCHEME.match(href):
         return None
     path = href.split("#", 1)[0].split("?", 1)[0]
     lowered = path.lower()
     if not path or "%2f" in lowered or "%2e" in lowered:
         return None
-    rel = posixpath.normpath(folder + unquote(path))
-    if rel.startswith(".."):
-        return None
-    if rel == ".":
-        return ""
-    return rel + "/" if path.endswith("/") or path.rpartition("/")[2] in (".", "..") else rel
+    return unquote(path), path.endswith("/") or path.rpartition("/")[2] in (".", "..")
 
 
 def _base(pages: Iterable[Linked]) -> str:
